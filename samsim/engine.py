@@ -1,0 +1,393 @@
+"""The batch driver: deals and plays many games in parallel, chunk by chunk.
+
+Only this module knows about batching. Every game draws from its own streams keyed by (seed, game
+id), so a result does not depend on the thread count, the chunk size, or which other games share a
+chunk: game 17 of a million-game run equals game 17 played alone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+import pandas as pd
+from numba import prange
+
+from samsim import components as comps
+from samsim.components import MAX_SEATS, TILE_KINDS, GameData
+from samsim.decisions import (BUILD, CARD, DECISION_LEN, ERRORS, GROUP, HOLIDAY, MAX_PICKS, MAX_TAKE,
+                              N_TAKE, RANDOM_DEFAULTS, RANDOM_PARAMS, RANDOM_POLICY, RECALL,
+                              SEND_HOME, SUITE_ROOM, SWITCH, TAKE)
+from samsim.events import rows_to_tuples
+from samsim.jit import rule
+from samsim.rules.round import play_rounds_nb
+from samsim.rules.setup import deal_nb, log_flags_nb
+from samsim.state import (ERROR_CODE, ERROR_ROUND, ERROR_SEAT, NO_OVERRIDE, Control, State,
+                          allocate)
+
+#: Games per chunk by default: large enough to keep every thread busy, small enough (~40 MB of
+#: state at 4 players) to keep memory flat however many games a run has.
+DEFAULT_CHUNK = 16384
+MAX_SEED = 2**64 - 1
+
+
+class IllegalDecision(ValueError):
+    """A scripted decision the rules forbid (or never ask for)."""
+
+
+@dataclass
+class GameRecord:
+    """One game as both engines report it: its event log and the state it ended in."""
+
+    events: list[tuple[int, ...]]
+    snapshot: dict
+
+
+@rule(parallel=True)
+def _run_batch_nb(comp, st, ctl):
+    for i in prange(st.money.shape[0]):
+        g = np.int64(i)  # prange counts in uint64; the rules are compiled for int64 rows
+        deal_nb(comp, st, g, ctl.seed, ctl.game0 + g)
+        log_flags_nb(comp, st, g)
+        play_rounds_nb(comp, st, ctl, g, 0, comp.rounds)
+
+
+_ONLY_GAME = np.int64(0)  # typed, so the rules compile once for batches and single games alike
+
+
+@rule
+def _deal_one_nb(comp, st, seed, game):
+    deal_nb(comp, st, _ONLY_GAME, seed, game)
+
+
+@rule
+def _play_one_nb(comp, st, ctl, first, last):
+    log_flags_nb(comp, st, _ONLY_GAME)
+    return play_rounds_nb(comp, st, ctl, _ONLY_GAME, first, last)
+
+
+def random_params(players: int, params: dict | list | None = None) -> np.ndarray:
+    """Per-seat parameters of the built-in random policy, from one dict or one dict per seat."""
+    per_seat = params if isinstance(params, list) else [params] * players
+    if len(per_seat) != players:
+        raise ValueError(f"params: give one dict per seat ({players}), got {len(per_seat)}")
+    out = np.array([RANDOM_DEFAULTS] * players, np.int64)
+    for seat, given in enumerate(per_seat):
+        for name, value in (given or {}).items():
+            if name not in RANDOM_PARAMS:
+                raise ValueError(f"params: unknown random-policy parameter {name!r} "
+                                 f"(known: {', '.join(RANDOM_PARAMS)})")
+            if not isinstance(value, int) or not 0 <= value <= 100:
+                raise ValueError(f"params: {name} must be a whole percentage 0..100, got {value!r}")
+            out[seat, RANDOM_PARAMS.index(name)] = value
+    return out
+
+
+def _check_seed(seed) -> np.uint64:
+    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or not 0 <= seed <= MAX_SEED:
+        raise ValueError(f"seed must be a whole number 0..2**64-1, got {seed!r}")
+    return np.uint64(seed)
+
+
+def _control(data: GameData, players, seed, game0, params, script=None, arrivals=None) -> Control:
+    c = data.components
+    return Control(
+        seed=_check_seed(seed), game0=int(game0),
+        policy=np.full(players, RANDOM_POLICY, np.int64), params=random_params(players, params),
+        script=np.full((0, c.rounds, players, DECISION_LEN), -1, np.int64) if script is None else script,
+        arrivals=(np.full((0, c.rounds, c.max_groups, c.chips_per_nation), -1, np.int64)
+                  if arrivals is None else arrivals),
+    )
+
+
+@contextlib.contextmanager
+def _threads(threads: int | None):
+    if threads is None:
+        yield
+        return
+    if not 1 <= threads <= numba.config.NUMBA_NUM_THREADS:
+        raise ValueError(f"threads must be 1..{numba.config.NUMBA_NUM_THREADS}, got {threads}")
+    before = numba.get_num_threads()
+    numba.set_num_threads(threads)
+    try:
+        yield
+    finally:
+        numba.set_num_threads(before)
+
+
+def _check_players(data: GameData, players) -> int:
+    if not isinstance(players, (int, np.integer)) or not data.min_players <= players <= data.max_players:
+        raise ValueError(f"players must be {data.min_players}..{data.max_players}, got {players!r}")
+    return int(players)
+
+
+def run_batch(games: int, players: int, seed: int, game0: int = 0, data: GameData | None = None,
+              params=None, threads: int | None = None, log: bool = False) -> State:
+    """Deal and play games ``game0 .. game0+games-1`` in one batch; returns the final state arrays."""
+    data = data or comps.load()
+    players = _check_players(data, players)
+    st = allocate(data.components, games, players, log=log)
+    ctl = _control(data, players, seed, game0, params)
+    with _threads(threads):
+        _run_batch_nb(data.components, st, ctl)
+    return st
+
+
+RESULT_COLUMNS = ("money", "score", "free_rooms", "rank", "win_credit", "tiles_bought",
+                  "tourists_hosted", "income", "spent")
+
+
+def simulate(games: int, players: int = 4, seed: int = 0, data: GameData | None = None,
+             params=None, chunk_size: int = DEFAULT_CHUNK, threads: int | None = None) -> pd.DataFrame:
+    """Play ``games`` games with the built-in random policy; one row per game and seat.
+
+    Columns: game, seat, then RESULT_COLUMNS (final money, score = money + unused special tiles,
+    free rooms, rank 1 = winner, win credit 1/k for k tied winners, tiles bought, tourists hosted,
+    money earned from guests and pools, money spent on tiles).
+    """
+    if not isinstance(games, (int, np.integer)) or games < 1:
+        raise ValueError(f"games must be a positive whole number, got {games!r}")
+    if not isinstance(chunk_size, (int, np.integer)) or chunk_size < 1:
+        raise ValueError(f"chunk_size must be a positive whole number, got {chunk_size!r}")
+    data = data or comps.load()
+    parts = []
+    for start in range(0, games, chunk_size):
+        n = min(chunk_size, games - start)
+        st = run_batch(n, players, seed, start, data, params, threads)
+        cols = {"game": np.repeat(np.arange(start, start + n), players),
+                "seat": np.tile(np.arange(players), n)}
+        for name in RESULT_COLUMNS:
+            cols[name] = getattr(st, name).reshape(-1)
+        parts.append(pd.DataFrame(cols))
+    return pd.concat(parts, ignore_index=True)
+
+
+def snapshot(data: GameData, st: State, g: int = 0) -> dict:
+    """The state of game g in the engines' common form (docs/protocol.md)."""
+    c = data.components
+    n_cards = len(c.card_bid)
+    per = c.chips_per_nation
+
+    def bits(mask, n):
+        return [k for k in range(n) if (int(mask) >> k) & 1]
+
+    seats = []
+    for p in range(st.money.shape[1]):
+        rooms = [[int(x) for x in st.room_chip[g, p, room] if x >= 0] for room in range(st.n_rooms[g, p])]
+        seats.append({
+            "money": int(st.money[g, p]), "hand": bits(st.hand[g, p], n_cards),
+            "discard": bits(st.discard[g, p], n_cards), "rooms": rooms,
+            "suites": bits(st.suites[g, p], c.max_rooms), "pools": int(st.pools[g, p]),
+            "specials": [int(x) for x in st.specials[g, p]],
+        })
+    snap = {
+        "round": int(st.round_no[g]) + 1, "tiebreak": int(st.tiebreak[g]),
+        "table_tiles": [int(x) for x in st.table_tiles[g]],
+        "tile_stack": [int(x) for x in st.tile_stack[g, st.stack_pos[g]:st.stack_len[g]]],
+        "piles": [[n * per + k for k in bits(st.pile[g, n], per)] for n in range(c.n_nations)],
+        "seats": seats,
+    }
+    if st.round_no[g] == c.rounds:
+        snap["final"] = {"score": [int(x) for x in st.score[g]],
+                         "free_rooms": [int(x) for x in st.free_rooms[g]],
+                         "rank": [int(x) for x in st.rank[g]],
+                         "win_credit": [float(x) for x in st.win_credit[g]]}
+    return snap
+
+
+def _record(data: GameData, st: State, log: bool) -> GameRecord:
+    if st.error[0, ERROR_CODE]:
+        raise IllegalDecision(f"round {st.error[0, ERROR_ROUND]}, seat {st.error[0, ERROR_SEAT]}: "
+                              f"{ERRORS[int(st.error[0, ERROR_CODE])]}")
+    events = rows_to_tuples(st.events[0], int(st.n_events[0])) if log else []
+    return GameRecord(events, snapshot(data, st))
+
+
+def play_game(data: GameData | None, players: int, seed: int, game: int = 0, params=None,
+              log: bool = False) -> GameRecord:
+    """One whole game, as ``simulate`` plays it, with its event log if asked."""
+    data = data or comps.load()
+    st = run_batch(1, players, seed, game, data, params, threads=None, log=log)
+    return _record(data, st, log)
+
+
+# ---------------------------------------------------------------- positions (scenarios)
+
+_POSITION_KEYS = {"players", "seed", "game", "round", "rounds", "flags", "tile_stack", "tourist_cards",
+                  "table_tiles", "tiebreak", "seats", "arrivals", "decisions", "params"}
+_SEAT_KEYS = {"money", "hand", "discard", "rooms", "suites", "pools", "specials"}
+_DECISION_KEYS = {"card", "recall", "switch", "build", "send_home", "group", "take", "holiday"}
+
+
+def _ints(value, field, lo, hi, most=None) -> list[int]:
+    if not isinstance(value, list) or not all(isinstance(v, int) and lo <= v <= hi for v in value):
+        raise ValueError(f"{field}: must be a list of whole numbers {lo}..{hi}, got {value!r}")
+    if most is not None and len(value) > most:
+        raise ValueError(f"{field}: at most {most} values, got {len(value)}")
+    return value
+
+
+def _int(value, field, lo, hi) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
+        raise ValueError(f"{field}: must be a whole number {lo}..{hi}, got {value!r}")
+    return value
+
+
+def _apply_seats(data: GameData, st: State, seats) -> None:
+    c = data.components
+    n_cards, n_chips = len(c.card_bid), c.n_nations * c.chips_per_nation
+    players = st.money.shape[1]
+    if not isinstance(seats, list) or len(seats) != players:
+        raise ValueError(f"seats: give one entry per seat ({players})")
+    seen: set[int] = set()
+    for p, seat in enumerate(seats):
+        f = f"seats[{p}]"
+        if not isinstance(seat, dict) or set(seat) - _SEAT_KEYS:
+            raise ValueError(f"{f}: must be an object with keys among {', '.join(sorted(_SEAT_KEYS))}")
+        st.money[0, p] = _int(seat.get("money", c.starting_money), f"{f}.money", 0, 10**9)
+        discard = _ints(seat.get("discard", []), f"{f}.discard", 0, n_cards - 1)
+        hand = _ints(seat.get("hand", [k for k in range(n_cards) if k not in discard]), f"{f}.hand",
+                     0, n_cards - 1)
+        if sorted(hand + discard) != list(range(n_cards)):
+            raise ValueError(f"{f}: hand and discard must hold each of the {n_cards} price cards once")
+        st.hand[0, p] = sum(1 << k for k in hand)
+        st.discard[0, p] = sum(1 << k for k in discard)
+        rooms = seat.get("rooms", [[] for _ in range(c.base_rooms)])
+        if not isinstance(rooms, list) or not c.base_rooms <= len(rooms) <= c.max_rooms:
+            raise ValueError(f"{f}.rooms: must list {c.base_rooms}..{c.max_rooms} rooms")
+        st.n_rooms[0, p] = len(rooms)
+        st.room_chip[0, p] = -1
+        for room, chips in enumerate(rooms):
+            chips = _ints(chips, f"{f}.rooms[{room}]", 0, n_chips - 1, most=2)
+            if len(chips) == 2 and not all(c.chip_kind[x] == comps.LOVER for x in chips):
+                raise ValueError(f"{f}.rooms[{room}]: only two lovers may share a room")
+            for slot, chip in enumerate(chips):
+                if chip in seen:
+                    raise ValueError(f"{f}.rooms[{room}]: chip {data.chip_name(chip)} is in two places")
+                seen.add(chip)
+                st.room_chip[0, p, room, slot] = chip
+        suites = _ints(seat.get("suites", []), f"{f}.suites", 0, len(rooms) - 1)
+        st.suites[0, p] = sum(1 << k for k in set(suites))
+        st.pools[0, p] = _int(seat.get("pools", 0), f"{f}.pools", 0, 99)
+        st.specials[0, p] = _ints(seat.get("specials", [0, 0, 0]), f"{f}.specials", 0, 99)
+        if len(seat.get("specials", [0, 0, 0])) != 3:
+            raise ValueError(f"{f}.specials: give [switch, send_home, recall]")
+    full = (1 << c.chips_per_nation) - 1
+    for nation in range(c.n_nations):
+        st.pile[0, nation] = full & ~sum(1 << (x % c.chips_per_nation) for x in seen
+                                         if x // c.chips_per_nation == nation)
+
+
+def _script_row(data: GameData, row: np.ndarray, dec: dict, field: str) -> None:
+    c = data.components
+    n_cards, n_chips = len(c.card_bid), c.n_nations * c.chips_per_nation
+    if not isinstance(dec, dict) or set(dec) - _DECISION_KEYS or "card" not in dec:
+        raise ValueError(f"{field}: must be null or an object with a card and keys among "
+                         f"{', '.join(sorted(_DECISION_KEYS))}")
+    row[CARD] = _int(dec["card"], f"{field}.card", 0, n_cards - 1)
+    for first, key, hi in ((RECALL, "recall", n_cards - 1), (SEND_HOME, "send_home", c.max_rooms - 1),
+                           (HOLIDAY, "holiday", c.max_rooms - 1)):
+        values = _ints(dec.get(key, []), f"{field}.{key}", 0, hi, most=MAX_PICKS)
+        row[first:first + len(values)] = values
+    if dec.get("switch") is not None:
+        row[SWITCH] = _int(dec["switch"], f"{field}.switch", 0, n_cards - 1)
+    build = dec.get("build")
+    if build is not None:
+        if not isinstance(build, dict) or set(build) - {"tile", "room"}:
+            raise ValueError(f"{field}.build: must be null or {{tile, room}}")
+        row[BUILD] = _int(build.get("tile"), f"{field}.build.tile", 0, len(TILE_KINDS) - 1)
+        if build.get("room") is not None:
+            row[SUITE_ROOM] = _int(build["room"], f"{field}.build.room", 0, c.max_rooms - 1)
+    if dec.get("group") is not None:
+        row[GROUP] = _int(dec["group"], f"{field}.group", 0, c.max_groups - 1)
+    take = dec.get("take", [])
+    if not isinstance(take, list) or len(take) > MAX_TAKE:
+        raise ValueError(f"{field}.take: must be a list of at most {MAX_TAKE} [chip, room] pairs")
+    if take and row[GROUP] < 0:
+        raise ValueError(f"{field}.take: tourists taken without a group")
+    row[N_TAKE] = len(take)
+    for i, pair in enumerate(take):
+        if not isinstance(pair, list) or len(pair) != 2:
+            raise ValueError(f"{field}.take[{i}]: must be a [chip, room] pair")
+        chip = _int(pair[0], f"{field}.take[{i}] chip", 0, n_chips - 1)
+        room = _int(pair[1], f"{field}.take[{i}] room", 0, c.max_rooms - 1)
+        row[TAKE + 2 * i] = chip
+        row[TAKE + 2 * i + 1] = room
+
+
+def play_position(data: GameData | None, position: dict, log: bool = True) -> GameRecord:
+    """Play a position (docs/protocol.md, 'Positions'): the seeded deal with overrides, from a given
+    round, with scripted decisions where given."""
+    data = data or comps.load()
+    c = data.components
+    if not isinstance(position, dict):
+        raise ValueError("position: must be an object")
+    unknown = set(position) - _POSITION_KEYS
+    if unknown:
+        raise ValueError(f"position: unknown key {sorted(unknown)[0]!r} "
+                         f"(known: {', '.join(sorted(_POSITION_KEYS))})")
+    players = _check_players(data, position.get("players"))
+    seed = _check_seed(position.get("seed", 0))
+    game = _int(position.get("game", 0), "game", 0, 2**63 - 1)
+    first = _int(position.get("round", 1), "round", 1, c.rounds) - 1
+    last = first + _int(position.get("rounds", c.rounds - first), "rounds", 1, c.rounds - first)
+
+    st = allocate(c, 1, players, log=log)
+    _deal_one_nb(c, st, seed, game)
+    st.round_no[0] = first
+    if "flags" in position:
+        flags = _ints(position["flags"], "flags", 0, c.n_nations - 1)
+        if len(flags) != c.rounds:
+            raise ValueError(f"flags: give one nation per round ({c.rounds})")
+        st.flags[0] = flags
+    if "tile_stack" in position:
+        stack = _ints(position["tile_stack"], "tile_stack", 0, len(TILE_KINDS) - 1,
+                      most=st.tile_stack.shape[1])
+        st.tile_stack[0, :len(stack)] = stack
+        st.stack_pos[0], st.stack_len[0] = 0, len(stack)
+    if "tourist_cards" in position:
+        cards = _ints(position["tourist_cards"], "tourist_cards", 0, st.card_order.shape[1] - 1,
+                      most=c.rounds - first)
+        st.card_order[0, first:first + len(cards)] = cards
+    if "table_tiles" in position:
+        table = _ints(position["table_tiles"], "table_tiles", 0, 99)
+        if len(table) != len(TILE_KINDS):
+            raise ValueError(f"table_tiles: give a count per tile kind ({', '.join(TILE_KINDS)})")
+        st.table_tiles[0] = table
+    st.tiebreak[0] = _int(position.get("tiebreak", 0), "tiebreak", 0, players - 1)
+    if "seats" in position:
+        _apply_seats(data, st, position["seats"])
+
+    arrivals = np.full((1, c.rounds, c.max_groups, c.chips_per_nation), -1, np.int64)
+    arrivals[0, :, 0, 0] = NO_OVERRIDE
+    for key, groups in (position.get("arrivals") or {}).items():
+        r = _int(int(key) if str(key).isdigit() else key, "arrivals round", first + 1, last) - 1
+        if not isinstance(groups, list) or not 1 <= len(groups) <= c.max_groups:
+            raise ValueError(f"arrivals.{key}: give 1..{c.max_groups} groups")
+        arrivals[0, r] = -1
+        for i, group in enumerate(groups):
+            chips = _ints(group, f"arrivals.{key}[{i}]", 0, c.n_nations * c.chips_per_nation - 1,
+                          most=c.chips_per_nation)
+            if any(x // c.chips_per_nation != st.flags[0, r] for x in chips):
+                raise ValueError(f"arrivals.{key}[{i}]: every arriving chip must be of the round's "
+                                 f"nation ({data.nation_names[st.flags[0, r]]})")
+            arrivals[0, r, i, :len(chips)] = chips
+
+    script = np.full((1, c.rounds, players, DECISION_LEN), -1, np.int64)
+    for key, per_seat in (position.get("decisions") or {}).items():
+        r = _int(int(key) if str(key).isdigit() else key, "decisions round", first + 1, last) - 1
+        if not isinstance(per_seat, list) or len(per_seat) != players:
+            raise ValueError(f"decisions.{key}: give one entry (or null) per seat ({players})")
+        for p, dec in enumerate(per_seat):
+            if dec is not None:
+                _script_row(data, script[0, r, p], dec, f"decisions.{key}[{p}]")
+
+    ctl = _control(data, players, seed, game, position.get("params"), script, arrivals)
+    _play_one_nb(c, st, ctl, first, last)
+    return _record(data, st, log)
+
+
+__all__ = ["simulate", "run_batch", "play_game", "play_position", "GameRecord", "IllegalDecision",
+           "snapshot", "MAX_SEATS"]

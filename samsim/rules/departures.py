@@ -1,0 +1,17 @@
+"""Step 2a: the plane of this round's nation takes its tourists home."""
+
+from samsim.jit import rule
+
+from samsim.events import DEPART
+from samsim.rules.hotel import empty_room_nb, nation_in_room_nb
+
+
+@rule
+def departures_nb(comp, st, g, r):
+    """Every room holding a tourist of the round's nation is emptied: a lover couple of two nations
+    leaves when either flag comes up."""
+    nation = st.flags[g, r]
+    for p in range(st.money.shape[1]):
+        for room in range(st.n_rooms[g, p]):
+            if nation_in_room_nb(comp, st, g, p, room, nation):
+                empty_room_nb(comp, st, g, p, room, DEPART, r + 1)

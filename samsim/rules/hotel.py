@@ -1,0 +1,91 @@
+"""Queries and moves on one hotel: free and occupied rooms, lovers, sending tourists home."""
+
+from samsim.jit import rule
+
+from samsim.components import LOVER
+from samsim.events import NO, log_nb
+
+
+@rule(inline="always")
+def popcount_nb(mask):
+    n = 0
+    while mask:
+        mask &= mask - 1
+        n += 1
+    return n
+
+
+@rule(inline="always")
+def kth_bit_nb(mask, k):
+    """Index of the k-th set bit (0-based, from the lowest)."""
+    i = 0
+    while True:
+        if (mask >> i) & 1:
+            if k == 0:
+                return i
+            k -= 1
+        i += 1
+
+
+@rule
+def occupied_rooms_nb(st, g, p):
+    """Bitmap of rooms holding at least one tourist (a room with one or two lovers is not free)."""
+    mask = 0
+    for room in range(st.n_rooms[g, p]):
+        if st.room_chip[g, p, room, 0] >= 0:
+            mask |= 1 << room
+    return mask
+
+
+@rule
+def free_rooms_nb(st, g, p):
+    return ((1 << st.n_rooms[g, p]) - 1) & ~occupied_rooms_nb(st, g, p)
+
+
+@rule
+def single_lover_rooms_nb(comp, st, g, p):
+    """Bitmap of rooms holding exactly one tourist who is a lover: the only rooms a lover may join."""
+    mask = 0
+    for room in range(st.n_rooms[g, p]):
+        chip = st.room_chip[g, p, room, 0]
+        if chip >= 0 and st.room_chip[g, p, room, 1] < 0 and comp.chip_kind[chip] == LOVER:
+            mask |= 1 << room
+    return mask
+
+
+@rule
+def return_chip_nb(comp, st, g, chip):
+    per = comp.chips_per_nation
+    st.pile[g, chip // per] |= 1 << (chip % per)
+
+
+@rule
+def empty_room_nb(comp, st, g, p, room, kind, rnd):
+    """Send everyone in ``room`` back to their piles (a couple leaves together), logging ``kind``."""
+    for slot in range(2):
+        chip = st.room_chip[g, p, room, slot]
+        if chip >= 0:
+            return_chip_nb(comp, st, g, chip)
+            st.room_chip[g, p, room, slot] = -1
+            log_nb(st.events, st.n_events, g, rnd, kind, p, chip, room, NO, NO)
+
+
+@rule
+def buoy_points_nb(comp, st, g, p):
+    total = 0
+    for room in range(st.n_rooms[g, p]):
+        for slot in range(2):
+            chip = st.room_chip[g, p, room, slot]
+            if chip >= 0:
+                total += comp.chip_buoy[chip]
+    return total
+
+
+@rule
+def nation_in_room_nb(comp, st, g, p, room, nation):
+    per = comp.chips_per_nation
+    for slot in range(2):
+        chip = st.room_chip[g, p, room, slot]
+        if chip >= 0 and chip // per == nation:
+            return True
+    return False

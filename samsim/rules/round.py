@@ -1,0 +1,152 @@
+"""One round of Hotel Samoa in the rulebook's order (components.md, ruling 1), and a whole game.
+
+This is where rules and decisions meet: each phase asks the seat's policy (``samsim.policy``) for a
+decision at the moment the rules offer it, then applies it with the phase's rule function.
+"""
+
+import numpy as np
+
+from samsim.jit import rule
+
+from samsim.components import SEND_HOME as SEND_HOME_TILE
+from samsim.components import SWITCH as SWITCH_TILE
+from samsim.decisions import (BUILD, E_MONEY, E_NO_TURN, E_NOT_HOLIDAY, E_NOT_OFFERED, E_SEND_COUNT,
+                              E_SEND_TILE, GROUP, HOLIDAY, MAX_PICKS, SEND_HOME)
+from samsim.events import HOLIDAY as HOLIDAY_EVENT
+from samsim.events import SEND_HOME as SEND_HOME_EVENT
+from samsim.events import NO, TIEBREAK, log_nb
+from samsim.policy import (decide_build_nb, decide_card_nb, decide_holiday_nb, decide_send_home_nb,
+                           decide_switch_nb, decide_take_nb, scripted_nb)
+from samsim.rules.arrivals import arrivals_nb, leftovers_nb
+from samsim.rules.build import apply_build_nb, next_builder_nb, reveal_tiles_nb, tiles_on_table_nb
+from samsim.rules.common import fail_nb
+from samsim.rules.departures import departures_nb
+from samsim.rules.hotel import occupied_rooms_nb, popcount_nb
+from samsim.rules.pricing import apply_card_nb, apply_switch_nb, discard_cards_nb, reveal_cards_nb
+from samsim.rules.scoring import final_scores_nb
+from samsim.rules.tourists import apply_removals_nb, apply_take_nb, next_host_nb, tourists_on_offer_nb
+
+ASKED_BUILD = 1
+ASKED_TURN = 2
+
+
+@rule
+def _build_phase_nb(comp, st, ctl, g, r):
+    done = np.int64(0)  # np.int64: a literal 0 would compile the callee once more
+    while True:
+        p = next_builder_nb(comp, st, g, done)
+        if p < 0 or tiles_on_table_nb(st, g) == 0:
+            return True
+        done |= 1 << p
+        if st.money[g, p] < comp.card_bid[st.played[g, p]]:
+            if scripted_nb(ctl, g, r, p) and ctl.script[g, r, p, BUILD] >= 0:
+                return fail_nb(st, g, E_MONEY, r + 1, p)
+            continue
+        st.asked[g, p] |= ASKED_BUILD
+        decide_build_nb(comp, st, ctl, g, p, r)
+        if not apply_build_nb(comp, st, g, p, r):
+            return False
+
+
+@rule
+def _tourist_phase_nb(comp, st, ctl, g, r):
+    done = np.int64(0)  # np.int64: a literal 0 would compile the callee once more
+    while tourists_on_offer_nb(st, g):
+        p = next_host_nb(comp, st, g, done)
+        if p < 0:
+            return True
+        done |= 1 << p
+        st.asked[g, p] |= ASKED_TURN
+        decide_send_home_nb(comp, st, ctl, g, p, r)
+        if st.decision[g, SEND_HOME] >= 0:
+            if st.specials[g, p, SEND_HOME_TILE - SWITCH_TILE] <= 0:
+                return fail_nb(st, g, E_SEND_TILE, r + 1, p)
+            asked = 0
+            while asked < MAX_PICKS and st.decision[g, SEND_HOME + asked] >= 0:
+                asked += 1
+            if asked != min(comp.send_home_removals, popcount_nb(occupied_rooms_nb(st, g, p))):
+                return fail_nb(st, g, E_SEND_COUNT, r + 1, p)
+            st.specials[g, p, SEND_HOME_TILE - SWITCH_TILE] -= 1
+            if apply_removals_nb(comp, st, g, p, r, SEND_HOME, comp.send_home_removals,
+                                 SEND_HOME_EVENT) < 0:
+                return False
+        decide_take_nb(comp, st, ctl, g, p, r)
+        if not apply_take_nb(comp, st, g, p, r):
+            return False
+    return True
+
+
+@rule
+def _holidays_nb(comp, st, ctl, g, r):
+    for p in range(st.money.shape[1]):
+        on_holiday = st.played[g, p] == comp.holiday_card
+        if on_holiday:
+            decide_holiday_nb(comp, st, ctl, g, p, r)
+            if apply_removals_nb(comp, st, g, p, r, HOLIDAY, comp.holiday_removals, HOLIDAY_EVENT) < 0:
+                return False
+        elif scripted_nb(ctl, g, r, p) and ctl.script[g, r, p, HOLIDAY] >= 0:
+            return fail_nb(st, g, E_NOT_HOLIDAY, r + 1, p)
+    return True
+
+
+@rule
+def _unused_script_nb(ctl, st, g, r):
+    """A scripted build or tourist turn the game never asked for is an error, not a silent no-op."""
+    for p in range(st.money.shape[1]):
+        if not scripted_nb(ctl, g, r, p):
+            continue
+        if ctl.script[g, r, p, BUILD] >= 0 and not st.asked[g, p] & ASKED_BUILD:
+            return fail_nb(st, g, E_NOT_OFFERED, r + 1, p)
+        wants_turn = ctl.script[g, r, p, GROUP] >= 0 or ctl.script[g, r, p, SEND_HOME] >= 0
+        if wants_turn and not st.asked[g, p] & ASKED_TURN:
+            return fail_nb(st, g, E_NO_TURN, r + 1, p)
+    return True
+
+
+@rule
+def play_round_nb(comp, st, ctl, g, r):
+    """Play round r (0-based) of game g; False if a scripted decision broke a rule."""
+    n = st.money.shape[1]
+    reveal_tiles_nb(comp, st, g, r)
+    departures_nb(comp, st, g, r)
+    if not arrivals_nb(comp, st, ctl, g, r):
+        return False
+    for p in range(n):
+        st.asked[g, p] = 0
+        st.bought[g, p] = 0
+        st.hosted[g, p] = 0
+        decide_card_nb(comp, st, ctl, g, p, r)
+        if not apply_card_nb(comp, st, g, p, r):
+            return False
+    reveal_cards_nb(st, g, r)
+    t = st.tiebreak[g]
+    for k in range(n):
+        p = (t + k) % n
+        decide_switch_nb(comp, st, ctl, g, p, r)
+        if not apply_switch_nb(comp, st, g, p, r):
+            return False
+    if not _build_phase_nb(comp, st, ctl, g, r):
+        return False
+    if not _tourist_phase_nb(comp, st, ctl, g, r):
+        return False
+    if not _holidays_nb(comp, st, ctl, g, r):
+        return False
+    leftovers_nb(comp, st, g, r)
+    discard_cards_nb(comp, st, g, r)
+    if not _unused_script_nb(ctl, st, g, r):
+        return False
+    st.tiebreak[g] = (t + 1) % n
+    log_nb(st.events, st.n_events, g, r + 1, TIEBREAK, NO, st.tiebreak[g], NO, NO, NO)
+    st.round_no[g] = r + 1
+    return True
+
+
+@rule
+def play_rounds_nb(comp, st, ctl, g, first, last):
+    """Rounds first..last-1 of game g, then the final scoring if the last round was played."""
+    for r in range(first, last):
+        if not play_round_nb(comp, st, ctl, g, r):
+            return False
+    if last == comp.rounds:
+        final_scores_nb(comp, st, g)
+    return True
