@@ -259,6 +259,8 @@ def _apply_seats(data: GameData, st: State, seats) -> None:
             raise ValueError(f"{f}.rooms: must list {c.base_rooms}..{c.max_rooms} rooms")
         st.n_rooms[0, p] = len(rooms)
         st.room_chip[0, p] = -1
+        st.occupied[0, p] = 0
+        st.nation_rooms[0, p] = 0
         for room, chips in enumerate(rooms):
             chips = _ints(chips, f"{f}.rooms[{room}]", 0, n_chips - 1, most=2)
             if len(chips) == 2 and not all(c.chip_kind[x] == comps.LOVER for x in chips):
@@ -268,6 +270,8 @@ def _apply_seats(data: GameData, st: State, seats) -> None:
                     raise ValueError(f"{f}.rooms[{room}]: chip {data.chip_name(chip)} is in two places")
                 seen.add(chip)
                 st.room_chip[0, p, room, slot] = chip
+                st.occupied[0, p] |= 1 << room
+                st.nation_rooms[0, p, chip // c.chips_per_nation] |= 1 << room
         suites = _ints(seat.get("suites", []), f"{f}.suites", 0, len(rooms) - 1)
         st.suites[0, p] = sum(1 << k for k in set(suites))
         st.pools[0, p] = _int(seat.get("pools", 0), f"{f}.pools", 0, 99)

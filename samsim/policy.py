@@ -15,8 +15,7 @@ from samsim.components import SWITCH as SWITCH_TILE
 from samsim.decisions import (BUILD, CARD, DECISION_LEN, GROUP, HOLIDAY, MAX_PICKS, N_TAKE, RECALL,
                               SEND_HOME, SUITE_ROOM, SWITCH, TAKE)
 from samsim.rng import below
-from samsim.rules.hotel import (free_rooms_nb, kth_bit_nb, occupied_rooms_nb, popcount_nb,
-                                single_lover_rooms_nb)
+from samsim.rules.hotel import free_rooms_nb, kth_bit_nb, lowest_bit_nb, popcount_nb, single_lover_rooms_nb
 
 RECALL_PCT, SWITCH_PCT, SEND_HOME_PCT, TAKE_PCT = range(4)
 
@@ -109,7 +108,7 @@ def decide_send_home_nb(comp, st, ctl, g, p, r):
     if scripted_nb(ctl, g, r, p):
         _copy_script_nb(st, ctl, g, r, p, SEND_HOME, GROUP)
         return
-    occupied = occupied_rooms_nb(st, g, p)
+    occupied = st.occupied[g, p]
     if st.specials[g, p, SEND_HOME_TILE - SWITCH_TILE] > 0 and occupied != 0:
         if below(st.rng[g], 1 + p, 100) < ctl.params[p, SEND_HOME_PCT]:
             count = min(comp.send_home_removals, popcount_nb(occupied))
@@ -128,10 +127,8 @@ def decide_take_nb(comp, st, ctl, g, p, r):
     rng = st.rng[g]
     nonempty = 0
     for group in range(comp.max_groups):
-        for pos in range(comp.chips_per_nation):
-            if st.group_chip[g, group, pos] >= 0:
-                nonempty |= 1 << group
-                break
+        if st.group_left[g, group]:
+            nonempty |= 1 << group
     n = popcount_nb(nonempty)
     choice = below(rng, 1 + p, n + 1)
     if choice == n:
@@ -139,16 +136,20 @@ def decide_take_nb(comp, st, ctl, g, p, r):
     group = kth_bit_nb(nonempty, choice)
     st.decision[g, GROUP] = group
     selected = 0
-    for pos in range(comp.chips_per_nation):
-        if st.group_chip[g, group, pos] >= 0 and below(rng, 1 + p, 100) < ctl.params[p, TAKE_PCT]:
+    left = st.group_left[g, group]
+    while left:
+        pos = lowest_bit_nb(left)
+        left &= left - 1
+        if below(rng, 1 + p, 100) < ctl.params[p, TAKE_PCT]:
             selected |= 1 << pos
     free = free_rooms_nb(st, g, p)
     single_lovers = single_lover_rooms_nb(comp, st, g, p)
     placed = 0
     for celebrities_pass in (True, False):
-        for pos in range(comp.chips_per_nation):
-            if not (selected >> pos) & 1:
-                continue
+        pending = selected
+        while pending:
+            pos = lowest_bit_nb(pending)
+            pending &= pending - 1
             chip = st.group_chip[g, group, pos]
             if (comp.chip_kind[chip] == CELEBRITY) != celebrities_pass:
                 continue
@@ -176,7 +177,7 @@ def decide_holiday_nb(comp, st, ctl, g, p, r):
     if scripted_nb(ctl, g, r, p):
         _copy_script_nb(st, ctl, g, r, p, HOLIDAY, DECISION_LEN)
         return
-    occupied = occupied_rooms_nb(st, g, p)
+    occupied = st.occupied[g, p]
     if occupied != 0:
         count = below(st.rng[g], 1 + p, min(comp.holiday_removals, popcount_nb(occupied)) + 1)
         _pick_rooms_nb(st, g, p, occupied, count, HOLIDAY)

@@ -27,6 +27,7 @@ class State(NamedTuple):
     card_order: np.ndarray  # int64[G, n_tourist_cards]: tourist card drawn in each round
     table_tiles: np.ndarray  # int64[G, len(TILE_KINDS)]: face-up tiles waiting for a buyer, by kind
     group_chip: np.ndarray  # int64[G, max_groups, chips_per_nation]: chips on offer, -1 = none/taken
+    group_left: np.ndarray  # int64[G, max_groups]: bitmap of positions of group_chip still on offer
     pile: np.ndarray  # int64[G, n_nations]: bitmap of the nation's chips in its face-down pile
     draw: np.ndarray  # int64[G, chips_per_nation]: scratch for the shuffle that draws arrivals
     money: np.ndarray  # int64[G, N]: coins
@@ -35,6 +36,10 @@ class State(NamedTuple):
     played: np.ndarray  # int64[G, N]: card played this round, -1 between rounds
     n_rooms: np.ndarray  # int64[G, N]: rooms owned (base rooms + extra rooms)
     room_chip: np.ndarray  # int64[G, N, max_rooms, 2]: chips in each room, slot 0 first, -1 = empty
+    # Bitmaps kept in step with room_chip / group_chip (the invariant tests check they agree): the hot
+    # questions (free rooms, who leaves, anyone left to host) become one AND instead of a scan.
+    occupied: np.ndarray  # int64[G, N]: bitmap of rooms holding a tourist
+    nation_rooms: np.ndarray  # int64[G, N, n_nations]: bitmap of rooms holding a tourist of the nation
     suites: np.ndarray  # int64[G, N]: bitmap of rooms covered by a suite
     pools: np.ndarray  # int64[G, N]: swimming pools owned
     specials: np.ndarray  # int64[G, N, 3]: unused SWITCH, SEND_HOME, RECALL tiles
@@ -71,9 +76,11 @@ def allocate(comp: Components, games: int, players: int, log: bool = False) -> S
         tile_stack=z(g, int(comp.tile_count.sum())), stack_pos=z(g), stack_len=z(g),
         card_order=z(g, comp.card_groups.shape[0]), table_tiles=z(g, len(TILE_KINDS)),
         group_chip=np.full((g, comp.max_groups, comp.chips_per_nation), -1, i64),
+        group_left=z(g, comp.max_groups),
         pile=z(g, comp.n_nations), draw=z(g, comp.chips_per_nation), money=z(g, n), hand=z(g, n), discard=z(g, n),
         played=np.full((g, n), -1, i64), n_rooms=z(g, n),
-        room_chip=np.full((g, n, comp.max_rooms, 2), -1, i64), suites=z(g, n), pools=z(g, n),
+        room_chip=np.full((g, n, comp.max_rooms, 2), -1, i64),
+        occupied=z(g, n), nation_rooms=z(g, n, comp.n_nations), suites=z(g, n), pools=z(g, n),
         specials=z(g, n, 3), rng=np.zeros((g, 1 + n), np.uint64),
         decision=np.full((g, DECISION_LEN), -1, i64), asked=z(g, n), bought=z(g, n),
         hosted=z(g, n), tiles_bought=z(g, n), tourists_hosted=z(g, n), income=z(g, n),

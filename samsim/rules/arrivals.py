@@ -7,7 +7,7 @@ from samsim.decisions import E_PILE
 from samsim.events import ARRIVE, LEFTOVER, NO, TOURIST_CARD, log_nb
 from samsim.rng import CHIPS_STREAM, shuffle, stream_key
 from samsim.rules.common import fail_nb
-from samsim.rules.hotel import return_chip_nb
+from samsim.rules.hotel import lowest_bit_nb, return_chip_nb
 from samsim.state import NO_OVERRIDE
 
 
@@ -19,6 +19,7 @@ def _place_in_group_nb(comp, st, g, r, group, pos, chip):
         return fail_nb(st, g, E_PILE, r + 1, NO)
     st.pile[g, chip // per] &= ~bit
     st.group_chip[g, group, pos] = chip
+    st.group_left[g, group] |= 1 << pos
     log_nb(st.events, st.n_events, g, r + 1, ARRIVE, NO, group, chip, NO, NO)
     return True
 
@@ -65,9 +66,12 @@ def arrivals_nb(comp, st, ctl, g, r):
 def leftovers_nb(comp, st, g, r):
     """Tourists nobody took go back to their pile."""
     for group in range(comp.max_groups):
-        for pos in range(comp.chips_per_nation):
+        left = st.group_left[g, group]
+        while left:
+            pos = lowest_bit_nb(left)
+            left &= left - 1
             chip = st.group_chip[g, group, pos]
-            if chip >= 0:
-                return_chip_nb(comp, st, g, chip)
-                st.group_chip[g, group, pos] = -1
-                log_nb(st.events, st.n_events, g, r + 1, LEFTOVER, NO, chip, NO, NO, NO)
+            return_chip_nb(comp, st, g, chip)
+            st.group_chip[g, group, pos] = -1
+            log_nb(st.events, st.n_events, g, r + 1, LEFTOVER, NO, chip, NO, NO, NO)
+        st.group_left[g, group] = 0

@@ -3,7 +3,7 @@
 from samsim.jit import rule
 
 from samsim.events import DEPART
-from samsim.rules.hotel import empty_room_nb, nation_in_room_nb
+from samsim.rules.hotel import empty_room_nb, lowest_bit_nb
 
 
 @rule
@@ -12,6 +12,8 @@ def departures_nb(comp, st, g, r):
     leaves when either flag comes up."""
     nation = st.flags[g, r]
     for p in range(st.money.shape[1]):
-        for room in range(st.n_rooms[g, p]):
-            if nation_in_room_nb(comp, st, g, p, room, nation):
-                empty_room_nb(comp, st, g, p, room, DEPART, r + 1)
+        leaving = st.nation_rooms[g, p, nation]
+        while leaving:
+            room = lowest_bit_nb(leaving)
+            leaving &= leaving - 1
+            empty_room_nb(comp, st, g, p, room, DEPART, r + 1)

@@ -16,6 +16,15 @@ def popcount_nb(mask):
 
 
 @rule(inline="always")
+def lowest_bit_nb(mask):
+    """Index of the lowest set bit (mask != 0)."""
+    i = 0
+    while not (mask >> i) & 1:
+        i += 1
+    return i
+
+
+@rule(inline="always")
 def kth_bit_nb(mask, k):
     """Index of the k-th set bit (0-based, from the lowest)."""
     i = 0
@@ -27,30 +36,30 @@ def kth_bit_nb(mask, k):
         i += 1
 
 
-@rule
-def occupied_rooms_nb(st, g, p):
-    """Bitmap of rooms holding at least one tourist (a room with one or two lovers is not free)."""
-    mask = 0
-    for room in range(st.n_rooms[g, p]):
-        if st.room_chip[g, p, room, 0] >= 0:
-            mask |= 1 << room
-    return mask
-
-
-@rule
+@rule(inline="always")
 def free_rooms_nb(st, g, p):
-    return ((1 << st.n_rooms[g, p]) - 1) & ~occupied_rooms_nb(st, g, p)
+    """Bitmap of owned rooms without a tourist (a room with one or two lovers is not free)."""
+    return ((1 << st.n_rooms[g, p]) - 1) & ~st.occupied[g, p]
 
 
 @rule
 def single_lover_rooms_nb(comp, st, g, p):
     """Bitmap of rooms holding exactly one tourist who is a lover: the only rooms a lover may join."""
     mask = 0
-    for room in range(st.n_rooms[g, p]):
-        chip = st.room_chip[g, p, room, 0]
-        if chip >= 0 and st.room_chip[g, p, room, 1] < 0 and comp.chip_kind[chip] == LOVER:
+    rooms = st.occupied[g, p]
+    while rooms:
+        room = lowest_bit_nb(rooms)
+        rooms &= rooms - 1
+        if st.room_chip[g, p, room, 1] < 0 and comp.chip_kind[st.room_chip[g, p, room, 0]] == LOVER:
             mask |= 1 << room
     return mask
+
+
+@rule
+def place_chip_nb(comp, st, g, p, room, slot, chip):
+    st.room_chip[g, p, room, slot] = chip
+    st.occupied[g, p] |= 1 << room
+    st.nation_rooms[g, p, chip // comp.chips_per_nation] |= 1 << room
 
 
 @rule
@@ -67,7 +76,9 @@ def empty_room_nb(comp, st, g, p, room, kind, rnd):
         if chip >= 0:
             return_chip_nb(comp, st, g, chip)
             st.room_chip[g, p, room, slot] = -1
+            st.nation_rooms[g, p, chip // comp.chips_per_nation] &= ~(1 << room)
             log_nb(st.events, st.n_events, g, rnd, kind, p, chip, room, NO, NO)
+    st.occupied[g, p] &= ~(1 << room)
 
 
 @rule
@@ -79,13 +90,3 @@ def buoy_points_nb(comp, st, g, p):
             if chip >= 0:
                 total += comp.chip_buoy[chip]
     return total
-
-
-@rule
-def nation_in_room_nb(comp, st, g, p, room, nation):
-    per = comp.chips_per_nation
-    for slot in range(2):
-        chip = st.room_chip[g, p, room, slot]
-        if chip >= 0 and chip // per == nation:
-            return True
-    return False

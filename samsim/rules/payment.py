@@ -4,6 +4,7 @@ same sum, since nothing in between changes it)."""
 from samsim.jit import rule
 
 from samsim.components import CELEBRITY, RICH
+from samsim.rules.hotel import lowest_bit_nb
 
 
 @rule
@@ -11,13 +12,14 @@ def next_to_celebrity_nb(comp, st, g, p, room):
     """Whether a base room has an orthogonal neighbour holding a celebrity (extra rooms have none)."""
     if room >= comp.base_rooms:
         return False
-    adjacent = comp.room_adjacent[room]
-    for other in range(comp.base_rooms):
-        if (adjacent >> other) & 1:
-            for slot in range(2):
-                chip = st.room_chip[g, p, other, slot]
-                if chip >= 0 and comp.chip_kind[chip] == CELEBRITY:
-                    return True
+    neighbours = comp.room_adjacent[room] & st.occupied[g, p]
+    while neighbours:
+        other = lowest_bit_nb(neighbours)
+        neighbours &= neighbours - 1
+        for slot in range(2):
+            chip = st.room_chip[g, p, other, slot]
+            if chip >= 0 and comp.chip_kind[chip] == CELEBRITY:
+                return True
     return False
 
 

@@ -21,7 +21,7 @@ from samsim.rules.arrivals import arrivals_nb, leftovers_nb
 from samsim.rules.build import apply_build_nb, next_builder_nb, reveal_tiles_nb, tiles_on_table_nb
 from samsim.rules.common import fail_nb
 from samsim.rules.departures import departures_nb
-from samsim.rules.hotel import occupied_rooms_nb, popcount_nb
+from samsim.rules.hotel import popcount_nb
 from samsim.rules.pricing import apply_card_nb, apply_switch_nb, discard_cards_nb, reveal_cards_nb
 from samsim.rules.scoring import final_scores_nb
 from samsim.rules.tourists import apply_removals_nb, apply_take_nb, next_host_nb, tourists_on_offer_nb
@@ -64,7 +64,7 @@ def _tourist_phase_nb(comp, st, ctl, g, r):
             asked = 0
             while asked < MAX_PICKS and st.decision[g, SEND_HOME + asked] >= 0:
                 asked += 1
-            if asked != min(comp.send_home_removals, popcount_nb(occupied_rooms_nb(st, g, p))):
+            if asked != min(comp.send_home_removals, popcount_nb(st.occupied[g, p])):
                 return fail_nb(st, g, E_SEND_COUNT, r + 1, p)
             st.specials[g, p, SEND_HOME_TILE - SWITCH_TILE] -= 1
             if apply_removals_nb(comp, st, g, p, r, SEND_HOME, comp.send_home_removals,

@@ -62,6 +62,7 @@ def deal_nb(comp, st, g, seed, game):
         st.pile[g, nation] = full_pile
     st.table_tiles[g, :] = 0
     st.group_chip[g, :, :] = -1
+    st.group_left[g, :] = 0
     st.round_no[g] = 0
     st.tiebreak[g] = 0
     all_cards = (1 << comp.card_bid.shape[0]) - 1
@@ -72,6 +73,8 @@ def deal_nb(comp, st, g, seed, game):
         st.played[g, p] = -1
         st.n_rooms[g, p] = comp.base_rooms
         st.room_chip[g, p, :, :] = -1
+        st.occupied[g, p] = 0
+        st.nation_rooms[g, p, :] = 0
         st.suites[g, p] = 0
         st.pools[g, p] = 0
         st.specials[g, p, :] = 0

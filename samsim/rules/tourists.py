@@ -8,7 +8,7 @@ from samsim.decisions import (E_EMPTY_ROOM, E_GROUP, E_NOT_IN_GROUP, E_REMOVALS,
                               E_TAKE_MANY, GROUP, MAX_PICKS, MAX_TAKE, N_TAKE, TAKE)
 from samsim.events import HOST, log_nb
 from samsim.rules.common import fail_nb
-from samsim.rules.hotel import empty_room_nb
+from samsim.rules.hotel import empty_room_nb, lowest_bit_nb, place_chip_nb
 from samsim.rules.payment import payment_nb
 
 
@@ -31,10 +31,9 @@ def next_host_nb(comp, st, g, done):
 
 @rule
 def tourists_on_offer_nb(st, g):
-    for group in range(st.group_chip.shape[1]):
-        for pos in range(st.group_chip.shape[2]):
-            if st.group_chip[g, group, pos] >= 0:
-                return True
+    for group in range(st.group_left.shape[1]):
+        if st.group_left[g, group]:
+            return True
     return False
 
 
@@ -50,7 +49,7 @@ def apply_removals_nb(comp, st, g, p, r, first, most, kind):
         if count > most:
             fail_nb(st, g, E_REMOVALS, r + 1, p)
             return -1
-        if room >= st.n_rooms[g, p] or st.room_chip[g, p, room, 0] < 0:
+        if room >= st.n_rooms[g, p] or not (st.occupied[g, p] >> room) & 1:
             fail_nb(st, g, E_EMPTY_ROOM, r + 1, p)
             return -1
         empty_room_nb(comp, st, g, p, room, kind, r + 1)
@@ -69,11 +68,7 @@ def apply_take_nb(comp, st, g, p, r):
         return True
     if group >= comp.max_groups:
         return fail_nb(st, g, E_GROUP, r + 1, p)
-    has_chip = False
-    for pos in range(comp.chips_per_nation):
-        if st.group_chip[g, group, pos] >= 0:
-            has_chip = True
-    if not has_chip:
+    if st.group_left[g, group] == 0:
         return fail_nb(st, g, E_GROUP, r + 1, p)
     if dec[N_TAKE] > MAX_TAKE:
         return fail_nb(st, g, E_TAKE_MANY, r + 1, p)
@@ -82,8 +77,11 @@ def apply_take_nb(comp, st, g, p, r):
         chip = dec[TAKE + 2 * i]
         room = dec[TAKE + 2 * i + 1]
         at = -1
-        for pos in range(comp.chips_per_nation):
-            if chip >= 0 and st.group_chip[g, group, pos] == chip:
+        left = st.group_left[g, group]
+        while left:
+            pos = lowest_bit_nb(left)
+            left &= left - 1
+            if st.group_chip[g, group, pos] == chip:
                 at = pos
         if at < 0:
             return fail_nb(st, g, E_NOT_IN_GROUP, r + 1, p)
@@ -98,8 +96,9 @@ def apply_take_nb(comp, st, g, p, r):
         else:
             return fail_nb(st, g, E_ROOM_TAKEN, r + 1, p)
         pay = payment_nb(comp, st, g, p, chip, room, price)
-        st.room_chip[g, p, room, slot] = chip
+        place_chip_nb(comp, st, g, p, room, slot, chip)
         st.group_chip[g, group, at] = -1
+        st.group_left[g, group] &= ~(1 << at)
         st.money[g, p] += pay
         st.income[g, p] += pay
         st.hosted[g, p] += 1
