@@ -15,12 +15,13 @@ from samsim.components import SWITCH as SWITCH_TILE
 from samsim.decisions import (BUILD, CARD, DECISION_LEN, GROUP, HOLIDAY, MAX_PICKS, N_TAKE, RECALL,
                               SEND_HOME, SUITE_ROOM, SWITCH, TAKE)
 from samsim.rng import below
-from samsim.rules.hotel import free_rooms_nb, kth_bit_nb, lowest_bit_nb, popcount_nb, single_lover_rooms_nb
+from samsim.bits import kth_bit_nb, lowest_bit_nb, popcount_nb
+from samsim.rules.hotel import free_rooms_nb, single_lover_rooms_nb
 
 RECALL_PCT, SWITCH_PCT, SEND_HOME_PCT, TAKE_PCT = range(4)
 
 
-@rule
+@rule(inline="always")
 def scripted_nb(ctl, g, r, p):
     return ctl.script.shape[0] > 0 and ctl.script[g, r, p, CARD] >= 0
 

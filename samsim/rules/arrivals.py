@@ -7,7 +7,8 @@ from samsim.decisions import E_PILE
 from samsim.events import ARRIVE, LEFTOVER, NO, TOURIST_CARD, log_nb
 from samsim.rng import CHIPS_STREAM, shuffle, stream_key
 from samsim.rules.common import fail_nb
-from samsim.rules.hotel import lowest_bit_nb, return_chip_nb
+from samsim.bits import lowest_bit_nb
+from samsim.rules.hotel import return_chip_nb
 from samsim.state import NO_OVERRIDE
 
 

@@ -3,7 +3,8 @@
 from samsim.jit import rule
 
 from samsim.events import DEPART
-from samsim.rules.hotel import empty_room_nb, lowest_bit_nb
+from samsim.bits import lowest_bit_nb
+from samsim.rules.hotel import empty_room_nb
 
 
 @rule

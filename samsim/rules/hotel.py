@@ -1,39 +1,9 @@
 """Queries and moves on one hotel: free and occupied rooms, lovers, sending tourists home."""
 
-from samsim.jit import rule
-
+from samsim.bits import lowest_bit_nb
 from samsim.components import LOVER
+from samsim.jit import rule
 from samsim.events import NO, log_nb
-
-
-@rule(inline="always")
-def popcount_nb(mask):
-    n = 0
-    while mask:
-        mask &= mask - 1
-        n += 1
-    return n
-
-
-@rule(inline="always")
-def lowest_bit_nb(mask):
-    """Index of the lowest set bit (mask != 0)."""
-    i = 0
-    while not (mask >> i) & 1:
-        i += 1
-    return i
-
-
-@rule(inline="always")
-def kth_bit_nb(mask, k):
-    """Index of the k-th set bit (0-based, from the lowest)."""
-    i = 0
-    while True:
-        if (mask >> i) & 1:
-            if k == 0:
-                return i
-            k -= 1
-        i += 1
 
 
 @rule(inline="always")
@@ -42,7 +12,7 @@ def free_rooms_nb(st, g, p):
     return ((1 << st.n_rooms[g, p]) - 1) & ~st.occupied[g, p]
 
 
-@rule
+@rule(inline="always")
 def single_lover_rooms_nb(comp, st, g, p):
     """Bitmap of rooms holding exactly one tourist who is a lover: the only rooms a lover may join."""
     mask = 0
@@ -55,14 +25,14 @@ def single_lover_rooms_nb(comp, st, g, p):
     return mask
 
 
-@rule
+@rule(inline="always")
 def place_chip_nb(comp, st, g, p, room, slot, chip):
     st.room_chip[g, p, room, slot] = chip
     st.occupied[g, p] |= 1 << room
     st.nation_rooms[g, p, chip // comp.chips_per_nation] |= 1 << room
 
 
-@rule
+@rule(inline="always")
 def return_chip_nb(comp, st, g, chip):
     per = comp.chips_per_nation
     st.pile[g, chip // per] |= 1 << (chip % per)
@@ -81,7 +51,7 @@ def empty_room_nb(comp, st, g, p, room, kind, rnd):
     st.occupied[g, p] &= ~(1 << room)
 
 
-@rule
+@rule(inline="always")
 def buoy_points_nb(comp, st, g, p):
     total = 0
     for room in range(st.n_rooms[g, p]):

@@ -4,10 +4,10 @@ same sum, since nothing in between changes it)."""
 from samsim.jit import rule
 
 from samsim.components import CELEBRITY, RICH
-from samsim.rules.hotel import lowest_bit_nb
+from samsim.bits import lowest_bit_nb
 
 
-@rule
+@rule(inline="always")
 def next_to_celebrity_nb(comp, st, g, p, room):
     """Whether a base room has an orthogonal neighbour holding a celebrity (extra rooms have none)."""
     if room >= comp.base_rooms:
@@ -23,7 +23,7 @@ def next_to_celebrity_nb(comp, st, g, p, room):
     return False
 
 
-@rule
+@rule(inline="always")
 def payment_nb(comp, st, g, p, chip, room, price):
     """Room price, doubled at most once (rich, suite or next to a celebrity), plus swimmer bonus."""
     double = (comp.chip_kind[chip] == RICH or ((st.suites[g, p] >> room) & 1) == 1

@@ -11,7 +11,7 @@ from samsim.events import RECALL as RECALL_EVENT
 from samsim.events import SWITCH as SWITCH_EVENT
 from samsim.events import NO, log_nb
 from samsim.rules.common import fail_nb
-from samsim.rules.hotel import popcount_nb
+from samsim.bits import popcount_nb
 
 
 @rule

@@ -21,7 +21,7 @@ from samsim.rules.arrivals import arrivals_nb, leftovers_nb
 from samsim.rules.build import apply_build_nb, next_builder_nb, reveal_tiles_nb, tiles_on_table_nb
 from samsim.rules.common import fail_nb
 from samsim.rules.departures import departures_nb
-from samsim.rules.hotel import popcount_nb
+from samsim.bits import popcount_nb
 from samsim.rules.pricing import apply_card_nb, apply_switch_nb, discard_cards_nb, reveal_cards_nb
 from samsim.rules.scoring import final_scores_nb
 from samsim.rules.tourists import apply_removals_nb, apply_take_nb, next_host_nb, tourists_on_offer_nb

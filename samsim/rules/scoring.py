@@ -4,7 +4,8 @@ win (k tied winners are credited 1/k each)."""
 from samsim.jit import rule
 
 from samsim.events import FINAL, log_nb
-from samsim.rules.hotel import free_rooms_nb, popcount_nb
+from samsim.bits import popcount_nb
+from samsim.rules.hotel import free_rooms_nb
 
 
 @rule

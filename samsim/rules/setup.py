@@ -84,6 +84,7 @@ def deal_nb(comp, st, g, seed, game):
         st.spent[g, p] = 0
         rng[1 + p] = stream_key(seed, game, SEAT_STREAM + p)
     st.error[g, :] = 0
+    st.n_events[g] = 0
 
 
 @rule

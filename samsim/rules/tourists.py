@@ -8,11 +8,12 @@ from samsim.decisions import (E_EMPTY_ROOM, E_GROUP, E_NOT_IN_GROUP, E_REMOVALS,
                               E_TAKE_MANY, GROUP, MAX_PICKS, MAX_TAKE, N_TAKE, TAKE)
 from samsim.events import HOST, log_nb
 from samsim.rules.common import fail_nb
-from samsim.rules.hotel import empty_room_nb, lowest_bit_nb, place_chip_nb
+from samsim.bits import lowest_bit_nb
+from samsim.rules.hotel import empty_room_nb, place_chip_nb
 from samsim.rules.payment import payment_nb
 
 
-@rule
+@rule(inline="always")
 def next_host_nb(comp, st, g, done):
     """The seat offered tourists next: lowest price; equal prices counter-clockwise from the
     tie-breaker card. Staff holiday seats are skipped; returns -1 when no seat is left."""
@@ -29,7 +30,7 @@ def next_host_nb(comp, st, g, done):
     return best
 
 
-@rule
+@rule(inline="always")
 def tourists_on_offer_nb(st, g):
     for group in range(st.group_left.shape[1]):
         if st.group_left[g, group]:
