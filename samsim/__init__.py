@@ -1,3 +1,38 @@
-"""samsim: a high-throughput Monte Carlo simulator of the board game Hotel Samoa."""
+"""samsim: a high-throughput Monte Carlo simulator of the board game Hotel Samoa.
+
+The entry points are re-exported here but imported on first use, so that ``import samsim`` (and
+``samsim --help``) stays instant: ``samsim.engine`` pulls in Numba and the compiled kernel.
+
+    simulate(games, players=4, seed=0, ...)       one row per game and seat (pandas)
+    play_game(data, players, seed, game=0, ...)   one game, with its event log if asked
+    play_position(data, position, log=True)       a scripted position (docs/protocol.md)
+    load_data(path=None)                          a component data file (default: packaged)
+    trace_games(players, seed, games=1, ...)      every event of some games, as a table
+"""
 
 __version__ = "0.1.0"
+
+_LAZY = {
+    "simulate": ("samsim.engine", "simulate"),
+    "play_game": ("samsim.engine", "play_game"),
+    "play_position": ("samsim.engine", "play_position"),
+    "load_data": ("samsim.components", "load"),
+    "trace_games": ("samsim.trace", "trace_games"),
+}
+
+__all__ = ["__version__", *_LAZY]
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        import importlib
+
+        module, attr = _LAZY[name]
+        value = getattr(importlib.import_module(module), attr)
+        globals()[name] = value  # later look-ups skip this function
+        return value
+    raise AttributeError(f"module 'samsim' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))

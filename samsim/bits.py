@@ -34,7 +34,7 @@ else:
         return types.int64(types.int64), codegen
 
 
-@rule(inline="always")
+@rule
 def kth_bit_nb(mask, k):
     """Index of the k-th set bit (0-based, from the lowest)."""
     for _ in range(k):

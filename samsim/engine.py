@@ -45,7 +45,7 @@ class GameRecord:
     snapshot: dict
 
 
-@rule(parallel=True)
+@rule(parallel=True, inline="never")
 def _run_batch_nb(comp, st, ctl):
     for i in prange(st.money.shape[0]):
         g = np.int64(i)  # prange counts in uint64; the rules are compiled for int64 rows
@@ -57,12 +57,12 @@ def _run_batch_nb(comp, st, ctl):
 _ONLY_GAME = np.int64(0)  # typed, so the rules compile once for batches and single games alike
 
 
-@rule
+@rule(inline="never")
 def _deal_one_nb(comp, st, seed, game):
     deal_nb(comp, st, _ONLY_GAME, seed, game)
 
 
-@rule
+@rule(inline="never")
 def _play_one_nb(comp, st, ctl, first, last):
     log_flags_nb(comp, st, _ONLY_GAME)
     return play_rounds_nb(comp, st, ctl, _ONLY_GAME, first, last)

@@ -23,7 +23,7 @@ FIELDS = ("round", "kind", "seat", "a", "b", "c", "d")
 MAX_EVENTS = 4096
 
 
-@rule(inline="always")
+@rule
 def log_nb(events, n_events, g, rnd, kind, seat, a, b, c, d):
     """Append one row to game g's log; a run without logging passes a zero-length ``events``."""
     if events.shape[0] == 0:

@@ -21,7 +21,7 @@ from samsim.rules.hotel import free_rooms_nb, single_lover_rooms_nb
 RECALL_PCT, SWITCH_PCT, SEND_HOME_PCT, TAKE_PCT = range(4)
 
 
-@rule(inline="always")
+@rule
 def scripted_nb(ctl, g, r, p):
     return ctl.script.shape[0] > 0 and ctl.script[g, r, p, CARD] >= 0
 

@@ -27,7 +27,7 @@ CHIPS_STREAM = 16  # + round (0-based)
 SEAT_STREAM = 64  # + seat
 
 
-@rule(inline="always")
+@rule
 def mix64(z):
     z = (z ^ (z >> _S30)) * _M1
     z = (z ^ (z >> _S27)) * _M2
@@ -42,7 +42,7 @@ def stream_key(seed, game, stream):
     return mix64(h + np.uint64(stream) + GAMMA)
 
 
-@rule(inline="always")
+@rule
 def next_u64(states, i):
     """Advance the stream held in ``states[i]`` and return its next 64 random bits."""
     s = states[i] + GAMMA
@@ -50,7 +50,7 @@ def next_u64(states, i):
     return mix64(s)
 
 
-@rule(inline="always")
+@rule
 def below(states, i, n):
     """Uniform integer in 0..n-1 (1 <= n < 2**32) from the stream in ``states[i]``."""
     return np.int64(((next_u64(states, i) >> _S32) * np.uint64(n)) >> _S32)

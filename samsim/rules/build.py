@@ -21,7 +21,7 @@ def reveal_tiles_nb(comp, st, g, r):
         log_nb(st.events, st.n_events, g, r + 1, REVEAL, NO, kind, NO, NO, NO)
 
 
-@rule(inline="always")
+@rule
 def tiles_on_table_nb(st, g):
     total = 0
     for kind in range(st.table_tiles.shape[1]):
@@ -29,7 +29,7 @@ def tiles_on_table_nb(st, g):
     return total
 
 
-@rule(inline="always")
+@rule
 def next_builder_nb(comp, st, g, done):
     """The seat offered a tile next: highest bid; equal bids clockwise from the tie-breaker card.
     Seats that played Staff holiday are never offered; returns -1 when no seat is left."""

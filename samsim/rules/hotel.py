@@ -6,13 +6,13 @@ from samsim.jit import rule
 from samsim.events import NO, log_nb
 
 
-@rule(inline="always")
+@rule
 def free_rooms_nb(st, g, p):
     """Bitmap of owned rooms without a tourist (a room with one or two lovers is not free)."""
     return ((1 << st.n_rooms[g, p]) - 1) & ~st.occupied[g, p]
 
 
-@rule(inline="always")
+@rule
 def single_lover_rooms_nb(comp, st, g, p):
     """Bitmap of rooms holding exactly one tourist who is a lover: the only rooms a lover may join."""
     mask = 0
@@ -25,14 +25,14 @@ def single_lover_rooms_nb(comp, st, g, p):
     return mask
 
 
-@rule(inline="always")
+@rule
 def place_chip_nb(comp, st, g, p, room, slot, chip):
     st.room_chip[g, p, room, slot] = chip
     st.occupied[g, p] |= 1 << room
     st.nation_rooms[g, p, chip // comp.chips_per_nation] |= 1 << room
 
 
-@rule(inline="always")
+@rule
 def return_chip_nb(comp, st, g, chip):
     per = comp.chips_per_nation
     st.pile[g, chip // per] |= 1 << (chip % per)
@@ -51,7 +51,7 @@ def empty_room_nb(comp, st, g, p, room, kind, rnd):
     st.occupied[g, p] &= ~(1 << room)
 
 
-@rule(inline="always")
+@rule
 def buoy_points_nb(comp, st, g, p):
     total = 0
     for room in range(st.n_rooms[g, p]):

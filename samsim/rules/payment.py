@@ -7,7 +7,7 @@ from samsim.components import CELEBRITY, RICH
 from samsim.bits import lowest_bit_nb
 
 
-@rule(inline="always")
+@rule
 def next_to_celebrity_nb(comp, st, g, p, room):
     """Whether a base room has an orthogonal neighbour holding a celebrity (extra rooms have none)."""
     if room >= comp.base_rooms:
@@ -23,7 +23,7 @@ def next_to_celebrity_nb(comp, st, g, p, room):
     return False
 
 
-@rule(inline="always")
+@rule
 def payment_nb(comp, st, g, p, chip, room, price):
     """Room price, doubled at most once (rich, suite or next to a celebrity), plus swimmer bonus."""
     double = (comp.chip_kind[chip] == RICH or ((st.suites[g, p] >> room) & 1) == 1

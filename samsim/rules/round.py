@@ -103,7 +103,7 @@ def _unused_script_nb(ctl, st, g, r):
     return True
 
 
-@rule
+@rule(inline="never")
 def play_round_nb(comp, st, ctl, g, r):
     """Play round r (0-based) of game g; False if a scripted decision broke a rule."""
     n = st.money.shape[1]
@@ -141,7 +141,7 @@ def play_round_nb(comp, st, ctl, g, r):
     return True
 
 
-@rule
+@rule(inline="never")
 def play_rounds_nb(comp, st, ctl, g, first, last):
     """Rounds first..last-1 of game g, then the final scoring if the last round was played."""
     for r in range(first, last):

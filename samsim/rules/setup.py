@@ -34,7 +34,7 @@ def _lay_flags_nb(comp, st, g, seed, game):
                     break
 
 
-@rule
+@rule(inline="never")
 def deal_nb(comp, st, g, seed, game):
     """Set up game ``g`` (id ``game``) from scratch: the deal plus every seat's starting position."""
     n_players = st.money.shape[1]
@@ -87,7 +87,7 @@ def deal_nb(comp, st, g, seed, game):
     st.n_events[g] = 0
 
 
-@rule
+@rule(inline="never")
 def log_flags_nb(comp, st, g):
     """The flag row is the first chance event of the log (logged once any overrides are in place)."""
     for r in range(comp.rounds):

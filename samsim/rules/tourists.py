@@ -13,7 +13,7 @@ from samsim.rules.hotel import empty_room_nb, place_chip_nb
 from samsim.rules.payment import payment_nb
 
 
-@rule(inline="always")
+@rule
 def next_host_nb(comp, st, g, done):
     """The seat offered tourists next: lowest price; equal prices counter-clockwise from the
     tie-breaker card. Staff holiday seats are skipped; returns -1 when no seat is left."""
@@ -30,7 +30,7 @@ def next_host_nb(comp, st, g, done):
     return best
 
 
-@rule(inline="always")
+@rule
 def tourists_on_offer_nb(st, g):
     for group in range(st.group_left.shape[1]):
         if st.group_left[g, group]:
