@@ -27,6 +27,8 @@ import numpy as np
 
 #: Seats the kernels support; player counts of a data file must lie in 3..MAX_SEATS.
 MAX_SEATS = 6
+#: Most cards a RECALL, or tourists a Staff holiday / SEND_HOME, may move (decision record slots).
+MAX_PICKS = 4
 #: Tile kinds the rules know; a data file gives their counts.
 TILE_KINDS = ("extra_room", "suite", "pool", "switch", "send_home", "recall")
 EXTRA_ROOM, SUITE, POOL, SWITCH, SEND_HOME, RECALL = range(6)
@@ -184,6 +186,10 @@ def _build(doc: dict, source: str, sha256: str) -> GameData:
         _fail(sorted(unknown)[0], f"unknown section (expected {', '.join(sorted(known))})")
 
     meta = doc.get("meta", {})
+    if not isinstance(meta, dict) or set(meta) - {"name", "assumed"}:
+        _fail("meta", "must be a table with at most the keys name and assumed")
+    if not isinstance(meta.get("assumed", []), list):
+        _fail("meta.assumed", "must be a list of the names of assumed values")
     assumed = tuple(str(a) for a in meta.get("assumed", []))
 
     game = _section(doc, "game", {"min_players", "max_players", "rounds", "starting_money",
@@ -201,6 +207,8 @@ def _build(doc: dict, source: str, sha256: str) -> GameData:
     names, codes = nations["names"], nations["codes"]
     if not isinstance(names, list) or not names or not all(isinstance(n, str) and n for n in names):
         _fail("nations.names", "must be a non-empty list of names")
+    if len(set(names)) != len(names):
+        _fail("nations.names", "must be distinct")
     if not isinstance(codes, list) or len(codes) != len(names):
         _fail("nations.codes", f"must give one code per nation ({len(names)})")
     if not all(isinstance(c, str) and c.isalpha() for c in codes) or len(set(codes)) != len(codes):
@@ -215,12 +223,13 @@ def _build(doc: dict, source: str, sha256: str) -> GameData:
     tpr = doc.get("tiles_per_round")
     if not isinstance(tpr, dict):
         _fail("tiles_per_round", "missing section")
+    for key in tpr:
+        if key != "rounds_per_block" and key not in {str(p) for p in range(min_p, max_p + 1)}:
+            _fail(f"tiles_per_round.{key}", f"unknown key (expected rounds_per_block and the player "
+                                            f"counts {min_p}..{max_p})")
     per_block = _int(tpr.get("rounds_per_block"), "tiles_per_round.rounds_per_block", 1)
     n_blocks = math.ceil(rounds / per_block)
     tiles_revealed = np.zeros((MAX_SEATS + 1, rounds), np.int64)
-    for key in tpr:
-        if key != "rounds_per_block" and key not in {str(p) for p in range(min_p, max_p + 1)}:
-            _fail(f"tiles_per_round.{key}", f"unknown key (player counts are {min_p}..{max_p})")
     for p in range(min_p, max_p + 1):
         field = f"tiles_per_round.{p}"
         if str(p) not in tpr:
@@ -309,9 +318,9 @@ def _build(doc: dict, source: str, sha256: str) -> GameData:
         starting_money=_int(game["starting_money"], "game.starting_money"),
         double_factor=factor,
         special_tile_value=_int(game["special_tile_value"], "game.special_tile_value"),
-        holiday_removals=_int(game["holiday_removals"], "game.holiday_removals"),
-        send_home_removals=_int(game["send_home_removals"], "game.send_home_removals"),
-        recall_cards=_int(game["recall_cards"], "game.recall_cards"),
+        holiday_removals=_int(game["holiday_removals"], "game.holiday_removals", 0, MAX_PICKS),
+        send_home_removals=_int(game["send_home_removals"], "game.send_home_removals", 0, MAX_PICKS),
+        recall_cards=_int(game["recall_cards"], "game.recall_cards", 0, MAX_PICKS),
         n_nations=len(names),
         chips_per_nation=per_nation,
         flags_per_nation=flags_per,

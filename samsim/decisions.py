@@ -11,8 +11,10 @@ separate copy per value (see events.py).
 
 import numpy as np
 
-#: Upper bound of removals / recalls per use (data files must stay within it).
-MAX_PICKS = np.int64(4)
+from samsim import components
+
+#: Upper bound of removals / recalls per use (components.py holds data files to it).
+MAX_PICKS = np.int64(components.MAX_PICKS)
 #: Upper bound of chips one seat places in one turn (a whole group of a nation at most).
 MAX_TAKE = np.int64(30)
 

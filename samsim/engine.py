@@ -8,6 +8,7 @@ chunk: game 17 of a million-game run equals game 17 played alone.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numba
@@ -140,6 +141,12 @@ def run_batch(games: int, players: int, seed: int, game0: int = 0, data: GameDat
     ctl = _control(data, players, seed, game0, params)
     with _threads(threads):
         _run_batch_nb(data.components, st, ctl)
+    broken = np.flatnonzero(st.error[:, ERROR_CODE])
+    if broken.size:  # the built-in policy only makes legal moves: this is a bug, never a result row
+        g = int(broken[0])
+        raise RuntimeError(f"internal error in game {game0 + g} (seed {seed}): round "
+                           f"{st.error[g, ERROR_ROUND]}, seat {st.error[g, ERROR_SEAT]}: "
+                           f"{ERRORS[int(st.error[g, ERROR_CODE])]}")
     return st
 
 
@@ -147,21 +154,32 @@ RESULT_COLUMNS = ("money", "score", "free_rooms", "rank", "win_credit", "tiles_b
                   "tourists_hosted", "income", "spent")
 
 
-def simulate(games: int, players: int = 4, seed: int = 0, data: GameData | None = None,
-             params=None, chunk_size: int = DEFAULT_CHUNK, threads: int | None = None) -> pd.DataFrame:
-    """Play ``games`` games with the built-in random policy; one row per game and seat.
+def _count(value, name: str) -> int:
+    if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 1:
+        raise ValueError(f"{name} must be a positive whole number, got {value!r}")
+    return int(value)
 
-    Columns: game, seat, then RESULT_COLUMNS (final money, score = money + unused special tiles,
-    free rooms, rank 1 = winner, win credit 1/k for k tied winners, tiles bought, tourists hosted,
-    money earned from guests and pools, money spent on tiles).
+
+def simulate_chunks(games: int, players: int = 4, seed: int = 0, data: GameData | None = None,
+                    params=None, chunk_size: int = DEFAULT_CHUNK,
+                    threads: int | None = None) -> Iterator[pd.DataFrame]:
+    """``simulate``, one chunk of games at a time, so a caller can show progress or write as it
+    goes; the chunks concatenated are ``simulate``'s frame.
+
+    Inputs are checked now, before the first chunk is asked for: a bad one is reported before any
+    work starts.
     """
-    if not isinstance(games, (int, np.integer)) or games < 1:
-        raise ValueError(f"games must be a positive whole number, got {games!r}")
-    if not isinstance(chunk_size, (int, np.integer)) or chunk_size < 1:
-        raise ValueError(f"chunk_size must be a positive whole number, got {chunk_size!r}")
     data = data or comps.load()
+    games, chunk_size = _count(games, "games"), _count(chunk_size, "chunk_size")
     players = _check_players(data, players)
-    parts = []
+    _check_seed(seed)
+    random_params(players, params)
+    with _threads(threads):
+        pass  # validates the thread count now
+    return _chunks(games, players, seed, data, params, chunk_size, threads)
+
+
+def _chunks(games, players, seed, data, params, chunk_size, threads):
     rows = allocate(data.components, min(chunk_size, games), players)
     for start in range(0, games, chunk_size):
         n = min(chunk_size, games - start)
@@ -170,8 +188,20 @@ def simulate(games: int, players: int = 4, seed: int = 0, data: GameData | None 
                 "seat": np.tile(np.arange(players), n)}
         for name in RESULT_COLUMNS:
             cols[name] = getattr(st, name).reshape(-1)
-        parts.append(pd.DataFrame(cols))
-    return pd.concat(parts, ignore_index=True)
+        yield pd.DataFrame(cols)  # copies the columns: ``rows`` is overwritten by the next chunk
+
+
+def simulate(games: int, players: int = 4, seed: int = 0, data: GameData | None = None,
+             params=None, chunk_size: int = DEFAULT_CHUNK, threads: int | None = None) -> pd.DataFrame:
+    """Play ``games`` games with the built-in random policy; one row per game and seat.
+
+    Columns: game, seat, then RESULT_COLUMNS (final money, score = money + unused special tiles,
+    free rooms, rank 1 = winner, win credit 1/k for k tied winners, tiles bought, tourists hosted,
+    money earned from guests and pools, money spent on tiles). Game g of any run with the same seed
+    is the same game, whatever the chunk size or thread count.
+    """
+    chunks = simulate_chunks(games, players, seed, data, params, chunk_size, threads)
+    return pd.concat(list(chunks), ignore_index=True)
 
 
 def snapshot(data: GameData, st: State, g: int = 0) -> dict:

@@ -1,0 +1,190 @@
+"""Traces: every event of chosen games as one table, to read, filter, diff and replay.
+
+A Monte Carlo figure is only believable if any single game behind it can be pulled out and read. A
+trace is that game's event log (docs/protocol.md, "A round, in order") with one row per event and
+an English line beside each (``samsim.scenario.describe_events``). Because every game draws from
+its own random streams keyed by (seed, game id), the seed, the player count and the game id are
+all it takes to play a traced game again: ``replay_check`` does exactly that and demands the same
+events, on the compiled kernel or on the independent reference engine.
+
+Files: ``.jsonl`` (one JSON object per event, for grep and any language) or ``.parquet`` (typed
+columns, with the seed, players, parameters, data-file sha256 and samsim version in the file
+metadata, so the file alone is enough to replay it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from samsim import components as comps
+from samsim import results
+from samsim.components import GameData
+from samsim.events import FIELDS, KIND_NAMES
+
+#: Columns of a trace, in order.
+TRACE_COLUMNS = ("game", "seq", "round", "kind", "seat", "a", "b", "c", "d", "text")
+SUFFIXES = (".jsonl", ".parquet")
+_INT_COLUMNS = ("game", "seq", "round", "seat", "a", "b", "c", "d")
+ENGINES = ("kernel", "reference")
+
+
+class ReplayMismatch(Exception):
+    """A traced game played again from its seed did not produce the traced events."""
+
+
+def _game_ids(games) -> list[int]:
+    if isinstance(games, (int, np.integer)) and not isinstance(games, bool):
+        if games < 1:
+            raise ValueError(f"games must be at least 1, got {games}")
+        return list(range(int(games)))
+    if isinstance(games, (str, bytes)) or not isinstance(games, Iterable):
+        raise ValueError(f"games must be a count or a list of game ids, got {games!r}")
+    ids = list(games)
+    if not ids:
+        raise ValueError("games: no game ids given")
+    for g in ids:
+        if not isinstance(g, (int, np.integer)) or isinstance(g, bool) or not 0 <= g < 2**63:
+            raise ValueError(f"game ids must be whole numbers 0..2**63-1, got {g!r}")
+    return [int(g) for g in ids]
+
+
+def _engine(name: str):
+    if name == "kernel":
+        from samsim import engine
+        return engine
+    if name == "reference":
+        from samsim import reference
+        return reference
+    raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {name!r}")
+
+
+def trace_games(players: int, seed: int, games: int | Iterable[int] = 1,
+                data: GameData | None = None, params=None) -> pd.DataFrame:
+    """Play games of ``samsim.simulate`` again with their event logs on; one row per event.
+
+    ``games`` is a count k (games 0..k-1) or a list of game ids. Columns: ``TRACE_COLUMNS``
+    (``kind`` is the event's name, ``seq`` its index in its game's log, ``text`` its English line).
+    ``df.attrs['samsim']`` holds what replaying needs (seed, players, params, data sha256).
+    """
+    from samsim import engine
+    from samsim.scenario import describe_events
+
+    data = data or comps.load()
+    ids = _game_ids(games)
+    frames = []
+    for game in ids:
+        events = engine.play_game(data, players, seed, game, params, log=True).events
+        rows = np.asarray(events, dtype=np.int64).reshape(-1, len(FIELDS))
+        frame = pd.DataFrame({
+            "game": np.full(len(rows), game, np.int64),
+            "seq": np.arange(len(rows), dtype=np.int64),
+            "round": rows[:, 0],
+            "kind": [KIND_NAMES[k] for k in rows[:, 1]],
+            "seat": rows[:, 2], "a": rows[:, 3], "b": rows[:, 4], "c": rows[:, 5], "d": rows[:, 6],
+            "text": describe_events(data, events, position={"players": int(players)}),
+        })
+        frames.append(frame)
+    df = pd.concat(frames, ignore_index=True)
+    df.attrs["samsim"] = {"kind": "trace", "players": int(players), "seed": int(seed),
+                          "games": ids, "policy": "random", "params": params,
+                          **results.provenance(data)}
+    return df
+
+
+def check_trace_path(path: str | Path) -> Path:
+    """Reject a trace path samsim could not write, before any game is played."""
+    path = Path(path)
+    if path.suffix not in SUFFIXES:
+        raise ValueError(f"trace file must end in {' or '.join(SUFFIXES)}, got {path.name!r}")
+    if path.is_dir():
+        raise ValueError(f"trace file {path} is a folder")
+    parent = path.parent
+    if not parent.is_dir():
+        raise OSError(f"cannot write trace {path}: folder {parent} does not exist")
+    return path
+
+
+def write_trace(df: pd.DataFrame, path: str | Path, metadata: dict | None = None) -> Path:
+    """Write a trace as JSON lines (``.jsonl``) or Parquet (``.parquet``), by suffix.
+
+    Parquet keeps ``metadata`` (default ``df.attrs['samsim']``) in its file metadata; JSON lines
+    hold the events only.
+    """
+    path = check_trace_path(path)
+    if path.suffix == ".parquet":
+        return results.write_parquet(df[list(TRACE_COLUMNS)], path, metadata)
+    results._atomic(path, lambda tmp: df[list(TRACE_COLUMNS)].to_json(
+        tmp, orient="records", lines=True, force_ascii=False))
+    return path
+
+
+def read_trace(path: str | Path) -> pd.DataFrame:
+    """A trace file as written by ``write_trace`` (Parquet: with its metadata in ``attrs``)."""
+    path = Path(path)
+    if path.suffix == ".parquet":
+        return results.read_parquet(path)
+    if path.suffix == ".jsonl":
+        df = pd.read_json(path, lines=True, dtype={c: "int64" for c in _INT_COLUMNS})
+        df.attrs["samsim"] = {}
+        return df
+    raise ValueError(f"trace file must end in {' or '.join(SUFFIXES)}, got {path.name!r}")
+
+
+def replay_check(trace: pd.DataFrame | str | Path, games: int | Iterable[int] | None = None, *,
+                 players: int | None = None, seed: int | None = None, params=None,
+                 data: GameData | None = None, engine: str = "kernel") -> int:
+    """Play traced games again from their seed and demand the traced events, event for event.
+
+    ``trace`` is a trace frame or file; ``games`` one id or several (default: every game in it).
+    Seed, players and params default to the trace's metadata (JSON-lines files have none: pass
+    them). ``engine="reference"`` replays on the independent plain-Python engine. Returns the
+    number of events confirmed; raises ``ReplayMismatch`` at the first event that differs.
+    """
+    df = read_trace(trace) if isinstance(trace, (str, Path)) else trace
+    meta = df.attrs.get("samsim") or {}
+    players = meta.get("players") if players is None else players
+    seed = meta.get("seed") if seed is None else seed
+    params = meta.get("params") if params is None else params
+    if players is None or seed is None:
+        raise ValueError("this trace does not record its seed and players (JSON-lines files "
+                         "keep no metadata): pass seed= and players=")
+    data = data or comps.load()
+    if meta.get("data_sha256") and meta["data_sha256"] != data.sha256:
+        raise ValueError(f"the trace was made with data file {meta.get('data_file')} (sha256 "
+                         f"{meta['data_sha256'][:12]}...), not {data.source} (sha256 "
+                         f"{data.sha256[:12]}...): pass that file as data=")
+    play = _engine(engine).play_game
+    traced = sorted(set(df["game"].tolist()))
+    wanted = traced if games is None else _game_ids([games] if isinstance(
+        games, (int, np.integer)) else games)
+    confirmed = 0
+    for game in wanted:
+        rows = df[df["game"] == game].sort_values("seq")
+        if rows.empty:
+            raise ValueError(f"game {game} is not in the trace (games: {_span(traced)})")
+        codes = [KIND_NAMES.index(k) for k in rows["kind"]]
+        expected = [(int(r), c, int(s), int(a), int(b), int(cc), int(d)) for r, c, s, a, b, cc, d in
+                    zip(rows["round"], codes, rows["seat"], rows["a"], rows["b"], rows["c"],
+                        rows["d"])]
+        got = play(data, players, seed, game, params, log=True).events
+        for i, (want, have) in enumerate(zip(expected, got)):
+            if tuple(want) != tuple(have):
+                raise ReplayMismatch(f"game {game}, event {i}: the trace has {want} "
+                                     f"({rows['text'].iloc[i]!r}), the {engine} replay gives {have}")
+        if len(expected) != len(got):
+            raise ReplayMismatch(f"game {game}: the trace has {len(expected)} events, the "
+                                 f"{engine} replay {len(got)}")
+        confirmed += len(expected)
+    return confirmed
+
+
+def _span(ids: list[int]) -> str:
+    return ", ".join(map(str, ids)) if len(ids) <= 8 else f"{ids[0]}..{ids[-1]} ({len(ids)} games)"
+
+
+__all__ = ["trace_games", "write_trace", "read_trace", "replay_check", "check_trace_path",
+           "ReplayMismatch", "TRACE_COLUMNS"]

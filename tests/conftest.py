@@ -1,0 +1,35 @@
+"""Make the tests exercise the installed samsim, not the checkout they sit in.
+
+``python -m pytest`` run from the repository root puts the root on ``sys.path`` first, which would
+quietly import ``./samsim`` even where CI installed the package (not editable) into a fresh venv:
+the installed files (package data, the wheel's contents) would go untested, and the ``samsim``
+command the CLI tests run would compile its own Numba cache beside the one the in-process tests
+compile. So when samsim is installed somewhere other than this checkout, the checkout is dropped
+from the path. With an editable install (a developer's venv) the two are the same code and nothing
+changes.
+"""
+
+import importlib.machinery
+import os
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _is_root(entry: str) -> bool:
+    try:
+        return Path(entry or os.curdir).resolve() == ROOT
+    except OSError:
+        return False
+
+
+def _prefer_installed_samsim() -> None:
+    if "samsim" in sys.modules:
+        return
+    rest = [p for p in sys.path if not _is_root(p)]
+    if len(rest) != len(sys.path) and importlib.machinery.PathFinder.find_spec("samsim", rest):
+        sys.path[:] = rest
+
+
+_prefer_installed_samsim()
