@@ -27,6 +27,8 @@ import numpy as np
 
 #: Seats the kernels support; player counts of a data file must lie in 3..MAX_SEATS.
 MAX_SEATS = 6
+#: Rounds a data file may have: chip streams 16 + r must stay below the seat streams (samsim.rng).
+MAX_ROUNDS = 48
 #: Most cards a RECALL, or tourists a Staff holiday / SEND_HOME, may move (decision record slots).
 MAX_PICKS = 4
 #: Tile kinds the rules know; a data file gives their counts.
@@ -149,8 +151,10 @@ def _fail(field: str, problem: str):
 
 def _section(doc: dict, name: str, keys: set[str]) -> dict:
     sec = doc.get(name)
-    if not isinstance(sec, dict):
+    if sec is None:
         _fail(name, "missing section")
+    if not isinstance(sec, dict):
+        _fail(name, f"must be a section ([{name}]), got {sec!r}")
     unknown = set(sec) - keys
     if unknown:
         _fail(f"{name}.{sorted(unknown)[0]}", f"unknown key (expected one of {', '.join(sorted(keys))})")
@@ -197,7 +201,7 @@ def _build(doc: dict, source: str, sha256: str) -> GameData:
                                   "holiday_removals", "send_home_removals", "recall_cards"})
     min_p = _int(game["min_players"], "game.min_players", 3, MAX_SEATS)
     max_p = _int(game["max_players"], "game.max_players", min_p, MAX_SEATS)
-    rounds = _int(game["rounds"], "game.rounds", 1, 64)
+    rounds = _int(game["rounds"], "game.rounds", 1, MAX_ROUNDS)
     doubles = _ints(game["double_rounds"], "game.double_rounds", 1, rounds)
     factor = _int(game["double_factor"], "game.double_factor", 1)
     round_factor = np.ones(rounds, np.int64)
@@ -222,7 +226,7 @@ def _build(doc: dict, source: str, sha256: str) -> GameData:
 
     tpr = doc.get("tiles_per_round")
     if not isinstance(tpr, dict):
-        _fail("tiles_per_round", "missing section")
+        _fail("tiles_per_round", "missing section" if tpr is None else "must be a section")
     for key in tpr:
         if key != "rounds_per_block" and key not in {str(p) for p in range(min_p, max_p + 1)}:
             _fail(f"tiles_per_round.{key}", f"unknown key (expected rounds_per_block and the player "
@@ -246,6 +250,8 @@ def _build(doc: dict, source: str, sha256: str) -> GameData:
         _fail("price_cards.prices", f"must give one price per bid ({len(bids)}), got {len(prices)}")
     if len(bids) > 15:
         _fail("price_cards.bids", "at most 15 normal cards (hands are 16-bit masks)")
+    if len(set(zip(bids, prices))) != len(bids):
+        _fail("price_cards", "two cards have the same bid and price (cards must be told apart)")
     card_bid = np.array(bids + [-1], np.int64)
     card_price = np.array(prices + [-1], np.int64)
 
@@ -253,12 +259,15 @@ def _build(doc: dict, source: str, sha256: str) -> GameData:
     floors = _int(hotel["floors"], "hotel.floors", 1)
     per_floor = _int(hotel["rooms_per_floor"], "hotel.rooms_per_floor", 1)
     base_rooms = floors * per_floor
+    if base_rooms > 16:
+        _fail("hotel", f"floors x rooms_per_floor must be at most 16 rooms, got {base_rooms}")
 
     tiles = _section(doc, "tiles", set(TILE_KINDS))
     tile_count = np.array([_int(tiles[k], f"tiles.{k}") for k in TILE_KINDS], np.int64)
     max_rooms = base_rooms + int(tile_count[EXTRA_ROOM])
     if max_rooms > 16:
-        _fail("tiles.extra_room", f"base rooms plus extra rooms must be at most 16, got {max_rooms}")
+        _fail("tiles.extra_room", f"the hotel's {base_rooms} rooms plus {tile_count[EXTRA_ROOM]} extra "
+                                  f"rooms make {max_rooms}; at most 16 are supported")
     room_adjacent = np.zeros(max_rooms, np.int64)
     for r in range(base_rooms):
         row, col = divmod(r, per_floor)
@@ -284,8 +293,11 @@ def _build(doc: dict, source: str, sha256: str) -> GameData:
     chip_buoy = np.array(nation_buoy * len(names), np.int64)
 
     tcards = doc.get("tourist_cards")
-    if not isinstance(tcards, list) or not tcards:
+    if tcards is None or tcards == []:
         _fail("tourist_cards", "missing: give one [[tourist_cards]] table per card")
+    if not isinstance(tcards, list):
+        _fail("tourist_cards", "must be an array of tables: write [[tourist_cards]] (double "
+                               "brackets) once per card")
     if len(tcards) < rounds:
         _fail("tourist_cards", f"{len(tcards)} cards cannot serve {rounds} rounds (one card per round)")
     lines: list[dict[int, list[int]]] = []

@@ -42,7 +42,7 @@ ERRORS = {
     1: "the card played is not in hand",
     2: "RECALL used without a RECALL tile",
     3: "RECALL takes back a card that is not in the discard pile",
-    4: "RECALL must take back exactly two discarded cards (all of them if fewer)",
+    4: "RECALL must take back as many discarded cards as the tile allows (game.recall_cards: 2 by default), or all of them if fewer",
     5: "SWITCH used without a SWITCH tile",
     6: "SWITCH to a card that is not in hand",
     7: "a build decision was scripted but no tile was offered (holiday, tiles gone or money short)",
@@ -59,7 +59,7 @@ ERRORS = {
     18: "Staff holiday removals scripted but the seat did not play Staff holiday",
     19: "a tourist arrived from a pile that does not hold it",
     20: "too many placements in one turn",
-    21: "SEND_HOME must send home exactly two tourists (all of them if fewer)",
+    21: "SEND_HOME must send home as many tourists as the tile allows (game.send_home_removals: 2 by default), or all of them if fewer",
 }
 E_CARD, E_RECALL_TILE, E_RECALL_CARD, E_RECALL_MANY, E_SWITCH_TILE, E_SWITCH_CARD, E_NOT_OFFERED, \
     E_MONEY, E_TILE, E_SUITE_ROOM, E_SEND_TILE, E_EMPTY_ROOM, E_REMOVALS, E_NO_TURN, E_GROUP, \

@@ -80,7 +80,7 @@ def random_params(players: int, params: dict | list | None = None) -> np.ndarray
             if name not in RANDOM_PARAMS:
                 raise ValueError(f"params: unknown random-policy parameter {name!r} "
                                  f"(known: {', '.join(RANDOM_PARAMS)})")
-            if not isinstance(value, int) or not 0 <= value <= 100:
+            if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 100:
                 raise ValueError(f"params: {name} must be a whole percentage 0..100, got {value!r}")
             out[seat, RANDOM_PARAMS.index(name)] = value
     return out

@@ -1,6 +1,6 @@
-"""The one decorator every compiled rule uses, and why it is set up this way.
+"""The one decorator every compiled rule uses, where its compiled code is kept, and why.
 
-Three measured costs decide the options (numbers from benchmarks/quick.py-style loops, one core):
+Three measured costs decide the options (one core, loops of a million calls):
 
 * ``_nrt=False``: the rules never allocate (the engine preallocates all state), but the state is a
   NamedTuple of ~40 arrays and with reference counting on, Numba increfs and decrefs every member
@@ -12,9 +12,40 @@ Three measured costs decide the options (numbers from benchmarks/quick.py-style 
   doubled compile time for no measurable gain.
 * ``cache=True``: compiled code is kept between runs. Constants passed to rules are np.int64 (see
   events.py), since Numba compiles a callee once per distinct *literal* int argument.
+
+No stale kernels: Numba's cache only notices edits to a function's own file, so a kernel that
+inlined a rule from another file would survive an edit of that rule (numba issue 1833). The cache
+therefore lives in a folder named after a hash of every source file of the package: any edit
+gives a new folder and a fresh compile. The folder is under ``$NUMBA_CACHE_DIR`` if set, else
+``$XDG_CACHE_HOME/samsim`` (``~/.cache/samsim``). This sets Numba's process-wide cache folder.
 """
 
+import hashlib
+import os
+from pathlib import Path
+
+import numba
 from numba import njit
+
+PACKAGE = Path(__file__).resolve().parent
+
+
+def source_key(root: Path = PACKAGE) -> str:
+    """Hash of every Python file under ``root``: what compiled code may depend on."""
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("NUMBA_CACHE_DIR") or Path(
+        os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "samsim"
+    return Path(base) / f"kernels-{numba.__version__}-{source_key()}"
+
+
+CACHE_DIR = cache_dir()
+numba.config.CACHE_DIR = str(CACHE_DIR)
 
 
 def rule(fn=None, **options):

@@ -380,9 +380,9 @@ MALFORMED = [
      "chips", r"a nation must have 1\.\.30 chips, got 32"),
     # rooms and tiles
     ("too_many_extra_rooms", _changed(("extra_room = 6", "extra_room = 11")),
-     "tiles.extra_room", r"at most 16, got 17"),
+     "tiles.extra_room", r"make 17; at most 16 are supported"),
     ("too_many_base_rooms", _changed(("floors = 2", "floors = 4"), ("rooms_per_floor = 3", "rooms_per_floor = 5")),
-     "", r"rooms must be at most 16, got 26"),
+     "hotel", r"at most 16 rooms, got 20"),
     ("more_tiles_revealed_than_stacked", _changed(("6 = [3, 2, 1, 0]", "6 = [3, 3, 1, 0]")),
      "tiles_per_round.6", r"reveals 21 tiles but tiles holds only 19"),
     ("stack_too_small", _changed(("extra_room = 6", "extra_room = 0")),

@@ -274,7 +274,7 @@ def case_recall_without_tile(illegal):
 
 
 def case_recall_one_of_two(illegal):
-    return 7, 0, r"RECALL must take back exactly two", position(
+    return 7, 0, r"RECALL must take back as many discarded cards as the tile allows", position(
         round=7, seats=seats(s0={"hand": [k for k in ALL_CARDS if k not in (3, 5)], "discard": [3, 5],
                                  "specials": [0, 0, 1]}),
         decisions=with_holidays(4, 7, s0={"card": 0, "recall": [3] if illegal else [3, 5]}))

@@ -1,0 +1,38 @@
+"""Compiled kernels are never stale: their cache folder is keyed on every source file.
+
+Numba's own cache only notices edits to a function's own file, and the rules are inlined across
+files, so an edit of one rule must move the whole cache. Checked on a copy of the package, without
+compiling anything (a subprocess prints where the copy would cache).
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import samsim
+from samsim import jit
+
+
+def _cache_dir_of(copy_root: Path, cache_base: Path) -> str:
+    env = {**os.environ, "PYTHONPATH": str(copy_root), "NUMBA_CACHE_DIR": str(cache_base)}
+    code = "import numba, samsim.jit as j; assert numba.config.CACHE_DIR == str(j.CACHE_DIR); print(j.CACHE_DIR)"
+    return subprocess.run([sys.executable, "-c", code], env=env, cwd=copy_root, check=True,
+                          capture_output=True, text=True).stdout.strip()
+
+
+def test_editing_any_rule_moves_the_cache(tmp_path):
+    copy = tmp_path / "src"
+    shutil.copytree(Path(samsim.__file__).parent, copy / "samsim",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    before = _cache_dir_of(copy, tmp_path / "cache")
+    assert before.startswith(str(tmp_path / "cache"))
+    assert _cache_dir_of(copy, tmp_path / "cache") == before  # same sources, same folder
+    rule_file = copy / "samsim" / "rules" / "round.py"
+    rule_file.write_text(rule_file.read_text().replace("(t + 1) % n", "(t + 2) % n"))
+    assert _cache_dir_of(copy, tmp_path / "cache") != before
+
+
+def test_the_running_package_uses_its_keyed_folder():
+    assert Path(jit.CACHE_DIR).name.endswith(jit.source_key())
