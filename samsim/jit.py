@@ -7,9 +7,9 @@ Three measured costs decide the options (one core, loops of a million calls):
   around calls: 133 ns per call of a two-line rule with it, 2.5 ns without.
 * ``inline="always"`` (the default here): Numba passes a NamedTuple argument as hundreds of scalar
   arguments, so an out-of-line call of a rule taking (comp, st, ctl) cost ~150 ns. Inlining the rules
-  into the round took four players from ~50,000 to ~80,000 games/s. The round itself and the deal
-  are compiled ``inline="never"``: they are called a dozen times per game, and inlining them as well
-  doubled compile time for no measurable gain.
+  into the round took four players from ~50,000 to ~78,000 games/s, inlining the round into the game
+  loop to ~108,000 (compile time ~45 s -> ~65 s). What runs once per game (the deal, the game loop
+  itself) is compiled ``inline="never"``: the compile time is not worth the 2%.
 * ``cache=True``: compiled code is kept between runs. Constants passed to rules are np.int64 (see
   events.py), since Numba compiles a callee once per distinct *literal* int argument.
 

@@ -103,7 +103,7 @@ def _unused_script_nb(ctl, st, g, r):
     return True
 
 
-@rule(inline="never")
+@rule
 def play_round_nb(comp, st, ctl, g, r):
     """Play round r (0-based) of game g; False if a scripted decision broke a rule."""
     n = st.money.shape[1]
