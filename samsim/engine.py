@@ -160,6 +160,26 @@ def _count(value, name: str) -> int:
     return int(value)
 
 
+def _batches(games, players, seed, data, params, chunk_size, threads):
+    """Play the run chunk by chunk; yields (first game, games, state) with the state's rows reused
+    by the next chunk (copy what you keep)."""
+    rows = allocate(data.components, min(chunk_size, games), players)
+    for start in range(0, games, chunk_size):
+        n = min(chunk_size, games - start)
+        yield start, n, run_batch(n, players, seed, start, data, params, threads, reuse=rows)
+
+
+def _checked(games, players, seed, data, params, chunk_size, threads):
+    data = data or comps.load()
+    games, chunk_size = _count(games, "games"), _count(chunk_size, "chunk_size")
+    players = _check_players(data, players)
+    _check_seed(seed)
+    random_params(players, params)
+    with _threads(threads):
+        pass  # validates the thread count now
+    return games, players, seed, data, params, chunk_size, threads
+
+
 def simulate_chunks(games: int, players: int = 4, seed: int = 0, data: GameData | None = None,
                     params=None, chunk_size: int = DEFAULT_CHUNK,
                     threads: int | None = None) -> Iterator[pd.DataFrame]:
@@ -169,26 +189,17 @@ def simulate_chunks(games: int, players: int = 4, seed: int = 0, data: GameData 
     Inputs are checked now, before the first chunk is asked for: a bad one is reported before any
     work starts.
     """
-    data = data or comps.load()
-    games, chunk_size = _count(games, "games"), _count(chunk_size, "chunk_size")
-    players = _check_players(data, players)
-    _check_seed(seed)
-    random_params(players, params)
-    with _threads(threads):
-        pass  # validates the thread count now
-    return _chunks(games, players, seed, data, params, chunk_size, threads)
+    run = _checked(games, players, seed, data, params, chunk_size, threads)
+    players = run[1]
+    return (pd.DataFrame(_columns(st, start, n, players)) for start, n, st in _batches(*run))
 
 
-def _chunks(games, players, seed, data, params, chunk_size, threads):
-    rows = allocate(data.components, min(chunk_size, games), players)
-    for start in range(0, games, chunk_size):
-        n = min(chunk_size, games - start)
-        st = run_batch(n, players, seed, start, data, params, threads, reuse=rows)
-        cols = {"game": np.repeat(np.arange(start, start + n), players),
-                "seat": np.tile(np.arange(players), n)}
-        for name in RESULT_COLUMNS:
-            cols[name] = getattr(st, name).reshape(-1)
-        yield pd.DataFrame(cols)  # copies the columns: ``rows`` is overwritten by the next chunk
+def _columns(st: State, start: int, n: int, players: int) -> dict:
+    cols = {"game": np.repeat(np.arange(start, start + n), players),
+            "seat": np.tile(np.arange(players), n)}
+    for name in RESULT_COLUMNS:
+        cols[name] = getattr(st, name).reshape(-1).copy()
+    return cols
 
 
 def simulate(games: int, players: int = 4, seed: int = 0, data: GameData | None = None,
@@ -200,8 +211,15 @@ def simulate(games: int, players: int = 4, seed: int = 0, data: GameData | None 
     money earned from guests and pools, money spent on tiles). Game g of any run with the same seed
     is the same game, whatever the chunk size or thread count.
     """
-    chunks = simulate_chunks(games, players, seed, data, params, chunk_size, threads)
-    return pd.concat(list(chunks), ignore_index=True)
+    run = _checked(games, players, seed, data, params, chunk_size, threads)
+    games, players = run[0], run[1]
+    out = {"game": np.repeat(np.arange(games), players), "seat": np.tile(np.arange(players), games)}
+    for start, n, st in _batches(*run):  # filled in place: no per-chunk frames to concatenate
+        for name in RESULT_COLUMNS:
+            column = getattr(st, name)
+            out.setdefault(name, np.empty(games * players, column.dtype))
+            out[name][start * players:(start + n) * players] = column.reshape(-1)
+    return pd.DataFrame(out, copy=False)
 
 
 def snapshot(data: GameData, st: State, g: int = 0) -> dict:
