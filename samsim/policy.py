@@ -27,10 +27,14 @@ def scripted_nb(ctl, g, r, p):
 
 
 @rule
-def _copy_script_nb(st, ctl, g, r, p, first, end):
-    """Copy the script's fields first..end-1 (one decision stage) into the decision record."""
+def _follow_script_nb(st, ctl, g, r, p, first, end):
+    """If the seat is scripted this round, copy the script's fields first..end-1 (one decision
+    stage) into the decision record and say so."""
+    if not scripted_nb(ctl, g, r, p):
+        return False
     for k in range(first, end):
         st.decision[g, k] = ctl.script[g, r, p, k]
+    return True
 
 
 @rule
@@ -48,8 +52,7 @@ def decide_card_nb(comp, st, ctl, g, p, r):
     """Price card, with RECALL first (it is used at the moment the card is chosen)."""
     for k in range(MAX_PICKS):
         st.decision[g, RECALL + k] = -1
-    if scripted_nb(ctl, g, r, p):
-        _copy_script_nb(st, ctl, g, r, p, CARD, SWITCH)
+    if _follow_script_nb(st, ctl, g, r, p, CARD, SWITCH):
         return
     rng = st.rng[g]
     hand = st.hand[g, p]
@@ -67,8 +70,7 @@ def decide_card_nb(comp, st, ctl, g, p, r):
 @rule
 def decide_switch_nb(comp, st, ctl, g, p, r):
     st.decision[g, SWITCH] = -1
-    if scripted_nb(ctl, g, r, p):
-        _copy_script_nb(st, ctl, g, r, p, SWITCH, BUILD)
+    if _follow_script_nb(st, ctl, g, r, p, SWITCH, BUILD):
         return
     hand = st.hand[g, p]
     if st.specials[g, p, 0] > 0 and hand != 0:
@@ -82,8 +84,7 @@ def decide_build_nb(comp, st, ctl, g, p, r):
     """Called when a tile is offered and affordable: which kind (and the suite's room), or pass."""
     st.decision[g, BUILD] = -1
     st.decision[g, SUITE_ROOM] = -1
-    if scripted_nb(ctl, g, r, p):
-        _copy_script_nb(st, ctl, g, r, p, BUILD, SEND_HOME)
+    if _follow_script_nb(st, ctl, g, r, p, BUILD, SEND_HOME):
         return
     owned = (1 << st.n_rooms[g, p]) - 1
     no_suite = owned & ~st.suites[g, p]
@@ -106,8 +107,7 @@ def decide_send_home_nb(comp, st, ctl, g, p, r):
     """At the start of the seat's tourist turn: rooms to empty with the SEND_HOME tile, if any."""
     for k in range(MAX_PICKS):
         st.decision[g, SEND_HOME + k] = -1
-    if scripted_nb(ctl, g, r, p):
-        _copy_script_nb(st, ctl, g, r, p, SEND_HOME, GROUP)
+    if _follow_script_nb(st, ctl, g, r, p, SEND_HOME, GROUP):
         return
     occupied = st.occupied[g, p]
     if st.specials[g, p, SEND_HOME_TILE - SWITCH_TILE] > 0 and occupied != 0:
@@ -122,8 +122,7 @@ def decide_take_nb(comp, st, ctl, g, p, r):
     free room."""
     st.decision[g, GROUP] = -1
     st.decision[g, N_TAKE] = 0
-    if scripted_nb(ctl, g, r, p):
-        _copy_script_nb(st, ctl, g, r, p, GROUP, HOLIDAY)
+    if _follow_script_nb(st, ctl, g, r, p, GROUP, HOLIDAY):
         return
     rng = st.rng[g]
     nonempty = 0
@@ -175,8 +174,7 @@ def decide_holiday_nb(comp, st, ctl, g, p, r):
     """Staff holiday: how many tourists (rooms) to send home, and which."""
     for k in range(MAX_PICKS):
         st.decision[g, HOLIDAY + k] = -1
-    if scripted_nb(ctl, g, r, p):
-        _copy_script_nb(st, ctl, g, r, p, HOLIDAY, DECISION_LEN)
+    if _follow_script_nb(st, ctl, g, r, p, HOLIDAY, DECISION_LEN):
         return
     occupied = st.occupied[g, p]
     if occupied != 0:
