@@ -9,8 +9,6 @@ to be read, and the scenarios are written to be read against the rulebook.
 from __future__ import annotations
 
 import copy
-import importlib
-import importlib.util
 import json
 from pathlib import Path
 
@@ -25,19 +23,6 @@ SCENARIO_FILES = sorted(SCENARIO_DIR.glob("*.json"))
 ENGINES = ("reference", "kernel")
 
 
-def _engine_available(engine: str) -> bool:
-    """The kernel is wired up separately; until it has play_position its half is skipped, not failed."""
-    module_name = {"reference": "samsim.reference", "kernel": "samsim.engine"}[engine]
-    if importlib.util.find_spec(module_name) is None:
-        return False
-    return hasattr(importlib.import_module(module_name), "play_position")
-
-
-def _require(engine: str) -> None:
-    if not _engine_available(engine):
-        pytest.skip(f"engine {engine!r} has no play_position yet")
-
-
 def test_scenario_files_exist():
     assert len(SCENARIO_FILES) >= 40
 
@@ -45,7 +30,6 @@ def test_scenario_files_exist():
 @pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("path", SCENARIO_FILES, ids=lambda p: p.stem)
 def test_scenario(path, engine):
-    _require(engine)
     scenario = load_scenario(path)
     failures = run_and_check(scenario, engine)
     if failures:
@@ -57,8 +41,6 @@ def test_scenario(path, engine):
 
 @pytest.mark.parametrize("path", SCENARIO_FILES, ids=lambda p: p.stem)
 def test_engines_agree(path):
-    _require("reference")
-    _require("kernel")
     scenario = load_scenario(path)
     outcome = {}
     for engine in ENGINES:
@@ -314,7 +296,6 @@ def test_rooms_as_a_list_also_checks_the_room_count():
 def test_documented_example_on_reference():
     """The example in docs/scenarios.md must stay a valid, passing scenario, log lines included."""
     import re
-    _require("reference")
     doc = (Path(__file__).parent.parent / "docs" / "scenarios.md").read_text()
     example = json.loads(re.search(r"```json\n(.*?)```", doc, re.S).group(1))
     scenario = load_scenario(example)
