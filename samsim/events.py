@@ -11,13 +11,15 @@ from samsim.jit import rule
 # Constants passed to compiled functions are np.int64, not Python ints: Numba compiles a callee
 # once per distinct *literal* int argument, which multiplied compile time (one log_nb per kind).
 FLAG, REVEAL, DEPART, TOURIST_CARD, ARRIVE, RECALL, PLAY, SWITCH, BUY, POOL_BONUS, SEND_HOME, HOST, \
-    HOLIDAY, LEFTOVER, DISCARD, KEEP, TIEBREAK, FINAL = (np.int64(k) for k in range(1, 19))
+    HOLIDAY, LEFTOVER, DISCARD, KEEP, TIEBREAK, FINAL, PASS = (np.int64(k) for k in range(1, 20))
 #: The "unused field" value, typed so that passing it does not specialise the callee.
 NO = np.int64(-1)
+#: PASS a=: the seat declined the tile it was offered, or ended its tourist turn hosting nobody.
+BUILD_PASS, TOURIST_PASS = np.int64(0), np.int64(1)
 
 KIND_NAMES = ("", "FLAG", "REVEAL", "DEPART", "TOURIST_CARD", "ARRIVE", "RECALL", "PLAY", "SWITCH",
               "BUY", "POOL_BONUS", "SEND_HOME", "HOST", "HOLIDAY", "LEFTOVER", "DISCARD", "KEEP",
-              "TIEBREAK", "FINAL")
+              "TIEBREAK", "FINAL", "PASS")
 FIELDS = ("round", "kind", "seat", "a", "b", "c", "d")
 #: Rows kept per logged game; far above what 12 rounds of 6 players can produce.
 MAX_EVENTS = 4096

@@ -20,13 +20,12 @@ from pathlib import Path
 from typing import Any
 
 from samsim import components
+from samsim.events import KIND_NAMES
 from samsim.components import (CELEBRITY, CHIP_KINDS, EXTRA_ROOM, POOL, RECALL, RICH, SEND_HOME,
                                SPECIAL_KINDS, SUITE, SWIMMER, SWITCH, TILE_KINDS, GameData)
 
 #: Event kinds in code order (code = index + 1), as fixed by docs/protocol.md.
-EVENT_KINDS = ("FLAG", "REVEAL", "DEPART", "TOURIST_CARD", "ARRIVE", "RECALL", "PLAY", "SWITCH",
-               "BUY", "POOL_BONUS", "SEND_HOME", "HOST", "HOLIDAY", "LEFTOVER", "DISCARD", "KEEP",
-               "TIEBREAK", "FINAL")
+EVENT_KINDS = KIND_NAMES[1:]
 EVENT_CODE = {name: code for code, name in enumerate(EVENT_KINDS, start=1)}
 #: Readable names of the fields a, b, c, d of each event kind, with the kind of value they hold
 #: (so an expectation can say ``"chip": "N3"`` rather than ``"a": 39``).
@@ -49,6 +48,7 @@ EVENT_FIELDS: dict[str, tuple[tuple[str, str], ...]] = {
     "KEEP": (("card", "card"),),
     "TIEBREAK": (("tiebreak", "int"),),
     "FINAL": (("money", "int"), ("score", "int"), ("free_rooms", "int"), ("rank", "int")),
+    "PASS": (("phase", "int"), ("group", "int")),
 }
 ENGINES = ("kernel", "reference")
 
@@ -989,6 +989,11 @@ def describe_events(data: GameData, events: Sequence[Sequence[int]], position: M
                 while b >= len(rooms[s]):
                     rooms[s].append([])
                 rooms[s][b].append(a)
+        elif kind == "PASS" and a == 0:
+            lines.append(f"{head}{who(s)} passes: no tile")
+        elif kind == "PASS":
+            looked = f" (looked at group {b})" if b >= 0 else ""
+            lines.append(f"{head}{who(s)} hosts nobody this turn{looked}")
         elif kind == "HOLIDAY":
             leave(s, a, b)
             lines.append(f"{head}{who(s)}, on Staff holiday, sends {chip(a)} home from room {b}")

@@ -60,6 +60,13 @@ PARAM_NAMES = ("recall_pct", "switch_pct", "send_home_pct", "take_pct")
 HAS_TWO_THREADS = numba.config.NUMBA_NUM_THREADS >= 2
 
 
+def phase_of(e) -> int:
+    """Where an event stands in its round; a PASS stands in the phase it declines (a = 0: build)."""
+    if e[1] == E.PASS:
+        return PHASE[E.BUY] if e[3] == 0 else PHASE[E.HOST]
+    return PHASE[e[1]]
+
+
 # ------------------------------------------------------------------------------------------------
 # Strategies
 # ------------------------------------------------------------------------------------------------
@@ -192,7 +199,7 @@ class Replay:
             return
         assert len(self.flags) == ROUNDS, f"{e}: play began before all {ROUNDS} flags were laid"
         assert rnd == self.done + 1, f"{e}: expected an event of round {self.done + 1}"
-        phase = PHASE[kind]
+        phase = phase_of(e)
         assert phase >= self.phase, f"{e}: out of order (phase {phase} after {self.phase})"
         if self.phase <= PHASE[E.DEPART] < phase:
             self._departures_done(rnd)
@@ -356,6 +363,11 @@ class Replay:
         self.discard[seat].add(card)
         self.played[seat] = None
         self.settled.add(seat)
+
+    def _pass(self, rnd, seat, phase, group, c, d, e):
+        assert self.played[seat] is not None and self.played[seat] != HOLIDAY, \
+            f"{e}: a Staff holiday seat is offered neither a tile nor tourists"
+        assert phase in (0, 1), e
 
     def _keep(self, rnd, seat, card, b, c, d, e):
         assert seat not in self.settled and self.played[seat] == card, e
@@ -801,7 +813,7 @@ def _holiday_buy(events):
     """A BUY by a seat on Staff holiday, in that round's build phase."""
     rest = next(e for e in events if e[1] == E.KEEP and e[3] == HOLIDAY)
     i = next(i for i, e in enumerate(events)
-             if e[0] == rest[0] and e[1] != E.FLAG and PHASE[e[1]] >= PHASE[E.BUY])
+             if e[0] == rest[0] and e[1] != E.FLAG and phase_of(e) >= PHASE[E.BUY])
     return events[:i] + [(rest[0], E.BUY, rest[2], EXTRA_ROOM, 2, -1, -1)] + events[i:]
 
 

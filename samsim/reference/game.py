@@ -370,7 +370,9 @@ class Round:
             if seat.money < self.bid(s):
                 continue          # a player who cannot pay is not offered a tile
             choice = self.deciders[s].build(self.game, seat, self.bid(s))
-            if choice is not None:
+            if choice is None:
+                self.log(ev.PASS, s, 0)       # declined the offer
+            else:
                 self.buy_tile(seat, choice)
         self.confirm_asked("build")
 
@@ -430,13 +432,18 @@ class Round:
         if group_index is None:
             if chips:
                 raise self.illegal(seat.index, "takes tourists without choosing a group")
+            self.log(ev.PASS, seat.index, 1, -1)      # the turn ends with nobody hosted
             return
         group = self.check_group_choice(seat, group_index, chips)
+        hosted = 0
         for chip in chips:
             room = decider.room_for(self.game, seat, chip)
             if room is None:
                 continue          # the random policy found no room: the tourist stays in the group
             self.host(seat, group_index, group, chip, room)
+            hosted += 1
+        if hosted == 0:
+            self.log(ev.PASS, seat.index, 1, group_index)
 
     def use_send_home_tile(self, seat: Seat, rooms) -> None:
         if seat.special_count(SEND_HOME) == 0:

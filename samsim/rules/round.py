@@ -14,7 +14,7 @@ from samsim.decisions import (BUILD, E_MONEY, E_NO_TURN, E_NOT_HOLIDAY, E_NOT_OF
                               E_SEND_TILE, GROUP, HOLIDAY, MAX_PICKS, SEND_HOME)
 from samsim.events import HOLIDAY as HOLIDAY_EVENT
 from samsim.events import SEND_HOME as SEND_HOME_EVENT
-from samsim.events import NO, TIEBREAK, log_nb
+from samsim.events import BUILD_PASS, NO, PASS, TIEBREAK, TOURIST_PASS, log_nb
 from samsim.policy import (decide_build_nb, decide_card_nb, decide_holiday_nb, decide_send_home_nb,
                            decide_switch_nb, decide_take_nb, scripted_nb)
 from samsim.rules.arrivals import arrivals_nb, leftovers_nb
@@ -46,6 +46,8 @@ def _build_phase_nb(comp, st, ctl, g, r):
         decide_build_nb(comp, st, ctl, g, p, r)
         if not apply_build_nb(comp, st, g, p, r):
             return False
+        if st.decision[g, BUILD] < 0:
+            log_nb(st.events, st.n_events, g, r + 1, PASS, p, BUILD_PASS, NO, NO, NO)
 
 
 @rule
@@ -70,9 +72,12 @@ def _tourist_phase_nb(comp, st, ctl, g, r):
             if apply_removals_nb(comp, st, g, p, r, SEND_HOME, comp.send_home_removals,
                                  SEND_HOME_EVENT) < 0:
                 return False
+        hosted_before = st.hosted[g, p]
         decide_take_nb(comp, st, ctl, g, p, r)
         if not apply_take_nb(comp, st, g, p, r):
             return False
+        if st.hosted[g, p] == hosted_before:
+            log_nb(st.events, st.n_events, g, r + 1, PASS, p, TOURIST_PASS, st.decision[g, GROUP], NO, NO)
     return True
 
 
