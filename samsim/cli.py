@@ -173,8 +173,8 @@ def trace(
                                              "start+games-1 of the run).")] = 0,
     rules: RulesOption = None,
     out: Annotated[Optional[Path], typer.Option(
-        metavar="FILE", help="Trace file to write: .jsonl (JSON lines) or .parquet (with seed, "
-                             "players and data hash in its metadata).")] = None,
+        metavar="FILE", help="Trace file to write: .jsonl (JSON lines) or .parquet; either "
+                             "records seed, players, data hash and version.")] = None,
 ):
     """Record every event of some games, write them to a file and print the first game's log."""
     from samsim import trace as tracing

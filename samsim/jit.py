@@ -15,8 +15,8 @@ Three measured costs decide the options (one core, loops of a million calls):
 
 No stale kernels: Numba's cache only notices edits to a function's own file, so a kernel that
 inlined a rule from another file would survive an edit of that rule (numba issue 1833). The cache
-therefore lives in a folder named after a hash of every source file of the package: any edit
-gives a new folder and a fresh compile. The folder is under ``$NUMBA_CACHE_DIR`` if set, else
+therefore lives in a folder named after a hash of the package's source files (all but the plain
+Python modules listed in PURE_PYTHON): any edit of a rule gives a new folder and a fresh compile. The folder is under ``$NUMBA_CACHE_DIR`` if set, else
 ``$XDG_CACHE_HOME/samsim`` (``~/.cache/samsim``). This sets Numba's process-wide cache folder.
 """
 
@@ -28,13 +28,19 @@ import numba
 from numba import njit
 
 PACKAGE = Path(__file__).resolve().parent
+#: Modules no compiled code can depend on (plain Python around the engine): editing them keeps the
+#: cache. Everything else counts, so a new module errs on the side of a fresh compile.
+PURE_PYTHON = ("__init__.py", "cli.py", "report.py", "results.py", "scenario.py", "stats.py",
+               "trace.py", "reference/")
 
 
 def source_key(root: Path = PACKAGE) -> str:
-    """Hash of every Python file under ``root``: what compiled code may depend on."""
+    """Hash of every Python file under ``root`` that compiled code may depend on."""
     digest = hashlib.sha256()
     for path in sorted(root.rglob("*.py")):
-        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
+        name = path.relative_to(root).as_posix()
+        if not name.startswith(PURE_PYTHON):
+            digest.update(name.encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()[:16]
 
 

@@ -7,15 +7,19 @@ its own random streams keyed by (seed, game id), the seed, the player count and 
 all it takes to play a traced game again: ``replay_check`` does exactly that and demands the same
 events, on the compiled kernel or on the independent reference engine.
 
-Files: ``.jsonl`` (one JSON object per event, for grep and any language) or ``.parquet`` (typed
-columns, with the seed, players, parameters, data-file sha256 and samsim version in the file
-metadata, so the file alone is enough to replay it).
+Files: ``.jsonl`` (a first line ``{"samsim": {...}}`` with the provenance, then one JSON object per
+event, for grep and any language) or ``.parquet`` (typed columns, the provenance in the file
+metadata). Either way the provenance is the seed, players, parameters, data-file sha256 and samsim
+version, so the file alone is enough to replay it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
+
+import io
+import json
 
 import numpy as np
 import pandas as pd
@@ -111,14 +115,16 @@ def check_trace_path(path: str | Path) -> Path:
 def write_trace(df: pd.DataFrame, path: str | Path, metadata: dict | None = None) -> Path:
     """Write a trace as JSON lines (``.jsonl``) or Parquet (``.parquet``), by suffix.
 
-    Parquet keeps ``metadata`` (default ``df.attrs['samsim']``) in its file metadata; JSON lines
-    hold the events only.
+    Both keep ``metadata`` (default ``df.attrs['samsim']``): Parquet in its file metadata, JSON
+    lines as a first line ``{"samsim": ...}``.
     """
     path = check_trace_path(path)
+    metadata = df.attrs.get("samsim", {}) if metadata is None else metadata
     if path.suffix == ".parquet":
         return results.write_parquet(df[list(TRACE_COLUMNS)], path, metadata)
-    results._atomic(path, lambda tmp: df[list(TRACE_COLUMNS)].to_json(
-        tmp, orient="records", lines=True, force_ascii=False))
+    header = json.dumps({"samsim": metadata}, sort_keys=True) + "\n"
+    body = df[list(TRACE_COLUMNS)].to_json(orient="records", lines=True, force_ascii=False)
+    results._atomic(path, lambda tmp: tmp.write_text(header + body, encoding="utf-8"))
     return path
 
 
@@ -128,8 +134,14 @@ def read_trace(path: str | Path) -> pd.DataFrame:
     if path.suffix == ".parquet":
         return results.read_parquet(path)
     if path.suffix == ".jsonl":
-        df = pd.read_json(path, lines=True, dtype={c: "int64" for c in _INT_COLUMNS})
-        df.attrs["samsim"] = {}
+        first, _, rest = path.read_text(encoding="utf-8").partition("\n")
+        head = json.loads(first) if first.strip() else {}
+        if set(head) == {"samsim"}:
+            meta, text = head["samsim"], rest
+        else:  # events only (written by another tool): no provenance to restore
+            meta, text = {}, first + "\n" + rest
+        df = pd.read_json(io.StringIO(text), lines=True, dtype={c: "int64" for c in _INT_COLUMNS})
+        df.attrs["samsim"] = meta
         return df
     raise ValueError(f"trace file must end in {' or '.join(SUFFIXES)}, got {path.name!r}")
 
@@ -140,8 +152,8 @@ def replay_check(trace: pd.DataFrame | str | Path, games: int | Iterable[int] | 
     """Play traced games again from their seed and demand the traced events, event for event.
 
     ``trace`` is a trace frame or file; ``games`` one id or several (default: every game in it).
-    Seed, players and params default to the trace's metadata (JSON-lines files have none: pass
-    them). ``engine="reference"`` replays on the independent plain-Python engine. Returns the
+    Seed, players and params default to the trace's metadata (pass them for a trace without
+    one). ``engine="reference"`` replays on the independent plain-Python engine. Returns the
     number of events confirmed; raises ``ReplayMismatch`` at the first event that differs.
     """
     df = read_trace(trace) if isinstance(trace, (str, Path)) else trace
@@ -150,8 +162,7 @@ def replay_check(trace: pd.DataFrame | str | Path, games: int | Iterable[int] | 
     seed = meta.get("seed") if seed is None else seed
     params = meta.get("params") if params is None else params
     if players is None or seed is None:
-        raise ValueError("this trace does not record its seed and players (JSON-lines files "
-                         "keep no metadata): pass seed= and players=")
+        raise ValueError("this trace does not record its seed and players: pass seed= and players=")
     data = data or comps.load()
     if meta.get("data_sha256") and meta["data_sha256"] != data.sha256:
         raise ValueError(f"the trace was made with data file {meta.get('data_file')} (sha256 "

@@ -123,7 +123,8 @@ def test_trace_prints_the_first_game_and_writes_the_file(tmp_path):
     assert len(lines) == 1 + len(expected)
     assert lines[1].startswith("round 1: the flag is ")
     assert lines[-1].startswith("end of game: seat 3 has ")
-    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    header, *rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert header["samsim"]["seed"] == 7 and header["samsim"]["players"] == 4
     assert {row["game"] for row in rows} == {0, 1}
     assert [row["text"] for row in rows if row["game"] == 0] == lines[1:]
 

@@ -29,6 +29,9 @@ def test_editing_any_rule_moves_the_cache(tmp_path):
     before = _cache_dir_of(copy, tmp_path / "cache")
     assert before.startswith(str(tmp_path / "cache"))
     assert _cache_dir_of(copy, tmp_path / "cache") == before  # same sources, same folder
+    cli_file = copy / "samsim" / "cli.py"  # plain Python around the engine: the cache stays
+    cli_file.write_text(cli_file.read_text() + "\n# edited\n")
+    assert _cache_dir_of(copy, tmp_path / "cache") == before
     rule_file = copy / "samsim" / "rules" / "round.py"
     rule_file.write_text(rule_file.read_text().replace("(t + 1) % n", "(t + 2) % n"))
     assert _cache_dir_of(copy, tmp_path / "cache") != before

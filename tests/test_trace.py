@@ -71,13 +71,17 @@ def test_parquet_round_trip_keeps_provenance(traced, tmp_path):
     assert back.attrs["samsim"] == meta
 
 
-def test_jsonl_round_trip(traced, tmp_path):
+def test_jsonl_round_trip_keeps_provenance(traced, tmp_path):
     path = write_trace(traced, tmp_path / "trace.jsonl")
     lines = path.read_text(encoding="utf-8").splitlines()
-    assert len(lines) == len(traced)
-    first = json.loads(lines[0])
-    assert list(first) == list(TRACE_COLUMNS)
-    pd.testing.assert_frame_equal(read_trace(path), traced, check_dtype=False)
+    assert len(lines) == len(traced) + 1
+    meta = json.loads(lines[0])["samsim"]
+    assert meta["seed"] == SEED and meta["players"] == PLAYERS
+    assert meta["data_sha256"] == DATA.sha256 and meta["samsim_version"] == samsim.__version__
+    assert list(json.loads(lines[1])) == list(TRACE_COLUMNS)
+    back = read_trace(path)
+    pd.testing.assert_frame_equal(back, traced, check_dtype=False)
+    assert back.attrs["samsim"] == json.loads(json.dumps(traced.attrs["samsim"]))
 
 
 def test_unknown_suffix_is_rejected(traced, tmp_path):
@@ -92,8 +96,14 @@ def test_replay_confirms_every_event(traced, tmp_path):
     assert replay_check(path, engine="reference") == len(traced)
 
 
-def test_replay_of_jsonl_needs_the_seed(traced, tmp_path):
+def test_replay_of_jsonl_from_the_file_alone(traced, tmp_path):
     path = write_trace(traced, tmp_path / "trace.jsonl")
+    assert replay_check(path) == len(traced)
+
+
+def test_replay_without_provenance_needs_the_seed(traced, tmp_path):
+    path = tmp_path / "events-only.jsonl"  # as another tool might write it: events, no header
+    path.write_text(traced[list(TRACE_COLUMNS)].to_json(orient="records", lines=True), encoding="utf-8")
     with pytest.raises(ValueError, match="seed"):
         replay_check(path)
     assert replay_check(path, players=PLAYERS, seed=SEED) == len(traced)
