@@ -17,9 +17,9 @@ import pandas as pd
 from numba import prange
 
 from samsim import components as comps
-from samsim.components import MAX_SEATS, TILE_KINDS, GameData
+from samsim.components import TILE_KINDS, GameData
 from samsim.decisions import (BUILD, CARD, DECISION_LEN, ERRORS, GROUP, HOLIDAY, MAX_PICKS, MAX_TAKE,
-                              N_TAKE, RANDOM_DEFAULTS, RANDOM_PARAMS, RANDOM_POLICY, RECALL,
+                              N_TAKE, RANDOM_DEFAULTS, RANDOM_PARAMS, RECALL,
                               SEND_HOME, SUITE_ROOM, SWITCH, TAKE)
 from samsim.events import rows_to_tuples
 from samsim.jit import rule
@@ -96,7 +96,7 @@ def _control(data: GameData, players, seed, game0, params, script=None, arrivals
     c = data.components
     return Control(
         seed=_check_seed(seed), game0=int(game0),
-        policy=np.full(players, RANDOM_POLICY, np.int64), params=random_params(players, params),
+        params=random_params(players, params),
         script=np.full((0, c.rounds, players, DECISION_LEN), -1, np.int64) if script is None else script,
         arrivals=(np.full((0, c.rounds, c.max_groups, c.chips_per_nation), -1, np.int64)
                   if arrivals is None else arrivals),
@@ -452,4 +452,4 @@ def play_position(data: GameData | None, position: dict, log: bool = True) -> Ga
 
 
 __all__ = ["simulate", "run_batch", "play_game", "play_position", "GameRecord", "IllegalDecision",
-           "snapshot", "MAX_SEATS"]
+           "snapshot"]

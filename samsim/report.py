@@ -23,7 +23,7 @@ def seat_table(summary: pd.DataFrame, title: str | None = None) -> Table:
     table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 0, 0, 1),
                   show_edge=False)
     for header in ("seat", "games", "wins", "win\nrate", f"{confidence:.0%} CI\n(win rate)",
-                   "mean\nscore", "median\nscore", "mean\ntourists", "mean\ntiles"):
+                   "mean\nscore", "median\nscore", "guests\n/game", "tiles\n/game"):
         table.add_column(header, justify="right", no_wrap=True)
     for seat, row in summary.iterrows():
         wins = float(row["wins"])

@@ -95,7 +95,6 @@ class Control(NamedTuple):
 
     seed: np.uint64  # the run's seed
     game0: int  # game id of row 0 (game ids = game0 + g)
-    policy: np.ndarray  # int64[N]: policy id of each seat (decisions.RANDOM_POLICY, ...)
     params: np.ndarray  # int64[N, K]: each seat's policy parameters
     script: np.ndarray  # int64[G or 0, rounds, N, DECISION_LEN]: scripted decisions, CARD -1 = none
     arrivals: np.ndarray  # int64[G or 0, rounds, max_groups, chips_per_nation]: fixed groups, -1
