@@ -1,8 +1,9 @@
 """The compiled random streams of samsim.rng against docs/protocol.md ("Random numbers").
 
 The kernel's SplitMix64 functions are called directly (Numba dispatchers accept numpy arguments) and
-compared with a plain-Python transcription of the protocol's formulas written here, so a mistake in
-the kernel cannot hide behind the same mistake in the expected values.
+compared with the reference engine's plain-Python streams (samsim/reference/rng.py, written
+independently from the protocol's formulas), so a mistake in the kernel cannot hide behind the
+same mistake in the expected values.
 """
 
 from __future__ import annotations
@@ -14,43 +15,16 @@ import pytest
 from scipy import stats
 
 from samsim import rng
+from samsim.reference import rng as reference_rng
 
 MASK = (1 << 64) - 1
 G = 0x9E3779B97F4A7C15
 
 
-# -------------------------------------------------------------------- the protocol, in plain Python
-def py_mix64(z: int) -> int:
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
-    return z ^ (z >> 31)
-
-
-def py_key(seed: int, game: int, stream: int) -> int:
-    h = py_mix64((seed + G) & MASK)
-    h = py_mix64((h + game + G) & MASK)
-    return py_mix64((h + stream + G) & MASK)
-
-
-class PyStream:
-    def __init__(self, state: int):
-        self.state = state
-
-    def next(self) -> int:
-        self.state = (self.state + G) & MASK
-        return py_mix64(self.state)
-
-    def below(self, n: int) -> int:
-        return ((self.next() >> 32) * n) >> 32
-
-    def shuffle(self, a: list, k: int | None = None) -> list:
-        a = list(a)
-        n = len(a)
-        k = n if k is None else k
-        for i in range(min(k, n - 1)):
-            j = i + self.below(n - i)
-            a[i], a[j] = a[j], a[i]
-        return a
+# The protocol in plain Python is the reference engine's own, independently written SplitMix64.
+py_mix64 = reference_rng.mix64
+py_key = reference_rng.stream_key
+PyStream = reference_rng.Stream
 
 
 # ------------------------------------------------------------------------------- kernel helpers
@@ -174,7 +148,7 @@ def test_shuffle_is_a_permutation_and_follows_the_protocol(n):
         order, end = kernel_shuffle(start, n)
         assert sorted(order) == list(range(n))
         py = PyStream(start)
-        assert order == py.shuffle(range(n))
+        assert order == py.shuffle(list(range(n)))
         assert end == py.state  # exactly n - 1 draws (none for n = 1)
 
 
