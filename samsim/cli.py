@@ -125,22 +125,31 @@ def simulate(
     out: Annotated[Optional[Path], typer.Option(
         metavar="DIR", help="Folder to write results.parquet to (one row per game and seat, "
                             "with the run's configuration in its metadata).")] = None,
+    strategies: Annotated[str, typer.Option(
+        help="Strategy of each seat, comma-separated (as many as --players), or one for all; "
+             "parameters in parentheses, e.g. 'lookahead,greedy,undercut(margin=2),random'.")]
+    = "random",
 ):
-    """Play games with the built-in random policy and report each seat's results."""
+    """Play games and report each seat's results."""
     from samsim import engine, results
     from samsim.report import data_note, seat_table
     from samsim.stats import seat_summary
 
+    from samsim.strategy import lineup, split_specs
+
     data = _load_rules(rules)
     try:
-        engine.simulate_chunks(games, players, seed, data, chunk_size=chunk_size, threads=threads)
+        specs = split_specs(strategies)
+        seats = lineup(players, specs if len(specs) > 1 else specs[0])
+        engine.simulate_chunks(games, players, seed, data, chunk_size=chunk_size, threads=threads,
+                               strategies=seats)
         if out is not None:
             results.prepare_output_dir(out)
         # One game first, so the bar's games/s measures play, not loading (or, on the first run
         # after an install, compiling) the kernel.
         with status_console.status("Loading the compiled kernel (the first run after an install "
                                    "compiles it: about a minute)..."):
-            engine.run_batch(1, players, seed, 0, data, threads=threads)
+            engine.run_batch(1, players, seed, 0, data, threads=threads, strategies=seats)
         progress = Progress(TextColumn("simulating"), BarColumn(), MofNCompleteColumn(),
                             _GamesPerSecond(), TimeElapsedColumn(), TimeRemainingColumn(),
                             console=status_console)
@@ -148,13 +157,13 @@ def simulate(
         with progress:
             task = progress.add_task("games", total=games)
             df = results.run_simulation(games, players, seed, data, chunk_size=chunk_size,
-                                        threads=threads, out=out,
+                                        threads=threads, out=out, strategies=seats,
                                         progress=lambda n: progress.advance(task, n))
         seconds = time.perf_counter() - started
     except (ValueError, OSError) as error:
         _fail(str(error))
 
-    title = f"{players} players, {games:,} games, seed {seed}, random policy"
+    title = f"{players} players, {games:,} games, seed {seed}: {', '.join(seats.specs())}"
     console.print(seat_table(seat_summary(df), title=title))
     console.print()
     console.print(f"{games:,} games in {seconds:.2f} s ({games / seconds:,.0f} games/s); "

@@ -30,10 +30,6 @@ TAKE = N_TAKE + 1                  # (chip, room) pairs in placement order
 HOLIDAY = TAKE + 2 * MAX_TAKE      # .. + MAX_PICKS: rooms a Staff holiday empties
 DECISION_LEN = HOLIDAY + MAX_PICKS
 
-#: Random policy parameters: integer percentages, in this order (docs/protocol.md).
-RANDOM_PARAMS = ("recall_pct", "switch_pct", "send_home_pct", "take_pct")
-RANDOM_DEFAULTS = (25, 25, 25, 50)
-
 # Error codes written to state.error when a decision breaks a rule, with their messages.
 ERRORS = {
     1: "the card played is not in hand",

@@ -19,12 +19,12 @@ from numba import prange
 from samsim import components as comps
 from samsim.components import TILE_KINDS, GameData
 from samsim.decisions import (BUILD, CARD, DECISION_LEN, ERRORS, GROUP, HOLIDAY, MAX_PICKS, MAX_TAKE,
-                              N_TAKE, RANDOM_DEFAULTS, RANDOM_PARAMS, RECALL,
-                              SEND_HOME, SUITE_ROOM, SWITCH, TAKE)
+                              N_TAKE, RECALL, SEND_HOME, SUITE_ROOM, SWITCH, TAKE)
 from samsim.events import rows_to_tuples
 from samsim.jit import rule
 from samsim.rules.round import play_rounds_nb
 from samsim.rules.setup import deal_nb, log_flags_nb
+from samsim.strategy import Lineup, lineup
 from samsim.state import (ERROR_CODE, ERROR_ROUND, ERROR_SEAT, NO_OVERRIDE, Control, State,
                           allocate)
 
@@ -69,34 +69,19 @@ def _play_one_nb(comp, st, ctl, first, last):
     return play_rounds_nb(comp, st, ctl, _ONLY_GAME, first, last)
 
 
-def random_params(players: int, params: dict | list | None = None) -> np.ndarray:
-    """Per-seat parameters of the built-in random policy, from one dict or one dict per seat."""
-    per_seat = params if isinstance(params, list) else [params] * players
-    if len(per_seat) != players:
-        raise ValueError(f"params: give one dict per seat ({players}), got {len(per_seat)}")
-    out = np.array([RANDOM_DEFAULTS] * players, np.int64)
-    for seat, given in enumerate(per_seat):
-        for name, value in (given or {}).items():
-            if name not in RANDOM_PARAMS:
-                raise ValueError(f"params: unknown random-policy parameter {name!r} "
-                                 f"(known: {', '.join(RANDOM_PARAMS)})")
-            if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 100:
-                raise ValueError(f"params: {name} must be a whole percentage 0..100, got {value!r}")
-            out[seat, RANDOM_PARAMS.index(name)] = value
-    return out
-
-
 def _check_seed(seed) -> np.uint64:
     if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or not 0 <= seed <= MAX_SEED:
         raise ValueError(f"seed must be a whole number 0..2**64-1, got {seed!r}")
     return np.uint64(seed)
 
 
-def _control(data: GameData, players, seed, game0, params, script=None, arrivals=None) -> Control:
+def _control(data: GameData, players, seed, game0, strategies, params=None, script=None,
+             arrivals=None) -> Control:
     c = data.components
+    seats = strategies if isinstance(strategies, Lineup) else lineup(players, strategies, params)
     return Control(
-        seed=_check_seed(seed), game0=int(game0),
-        params=random_params(players, params),
+        seed=_check_seed(seed), game0=int(game0), lineup=seats,
+        seat_strategy=seats.seat_strategy, params=seats.params,
         script=np.full((0, c.rounds, players, DECISION_LEN), -1, np.int64) if script is None else script,
         arrivals=(np.full((0, c.rounds, c.max_groups, c.chips_per_nation), -1, np.int64)
                   if arrivals is None else arrivals),
@@ -126,8 +111,12 @@ def _check_players(data: GameData, players) -> int:
 
 def run_batch(games: int, players: int, seed: int, game0: int = 0, data: GameData | None = None,
               params=None, threads: int | None = None, log: bool = False,
-              reuse: State | None = None) -> State:
+              reuse: State | None = None, strategies=None) -> State:
     """Deal and play games ``game0 .. game0+games-1`` in one batch; returns the final state arrays.
+
+    ``strategies``: one strategy spec for every seat (``"greedy"``, ``"undercut(margin=2)"``) or a
+    list with one per seat, or a ``Lineup``; ``random`` by default. ``params`` overrides strategy
+    parameters (a dict for every seat, or one per seat).
 
     ``reuse`` is a state of at least ``games`` rows from an earlier batch of the same shape: the deal
     overwrites everything a game reads, and touching fresh memory cost as much as a fifth of the run.
@@ -138,15 +127,16 @@ def run_batch(games: int, players: int, seed: int, game0: int = 0, data: GameDat
         st = allocate(data.components, games, players, log=log)
     else:
         st = State(*(a[:games] for a in reuse))
-    ctl = _control(data, players, seed, game0, params)
+    ctl = _control(data, players, seed, game0, strategies, params)
     with _threads(threads):
         _run_batch_nb(data.components, st, ctl)
     broken = np.flatnonzero(st.error[:, ERROR_CODE])
-    if broken.size:  # the built-in policy only makes legal moves: this is a bug, never a result row
+    if broken.size:  # a strategy broke a rule: a bug in it, never a result row
         g = int(broken[0])
-        raise RuntimeError(f"internal error in game {game0 + g} (seed {seed}): round "
-                           f"{st.error[g, ERROR_ROUND]}, seat {st.error[g, ERROR_SEAT]}: "
-                           f"{ERRORS[int(st.error[g, ERROR_CODE])]}")
+        seat = int(st.error[g, ERROR_SEAT])
+        raise IllegalDecision(f"strategy {ctl.lineup.specs()[seat]} (seat {seat}) made an illegal "
+                              f"decision in game {game0 + g} (seed {seed}), round "
+                              f"{st.error[g, ERROR_ROUND]}: {ERRORS[int(st.error[g, ERROR_CODE])]}")
     return st
 
 
@@ -160,36 +150,37 @@ def _count(value, name: str) -> int:
     return int(value)
 
 
-def _batches(games, players, seed, data, params, chunk_size, threads):
+def _batches(games, players, seed, data, seats, chunk_size, threads):
     """Play the run chunk by chunk; yields (first game, games, state) with the state's rows reused
     by the next chunk (copy what you keep)."""
     rows = allocate(data.components, min(chunk_size, games), players)
     for start in range(0, games, chunk_size):
         n = min(chunk_size, games - start)
-        yield start, n, run_batch(n, players, seed, start, data, params, threads, reuse=rows)
+        yield start, n, run_batch(n, players, seed, start, data, None, threads, reuse=rows,
+                                  strategies=seats)
 
 
-def _checked(games, players, seed, data, params, chunk_size, threads):
+def _checked(games, players, seed, data, params, chunk_size, threads, strategies):
     data = data or comps.load()
     games, chunk_size = _count(games, "games"), _count(chunk_size, "chunk_size")
     players = _check_players(data, players)
     _check_seed(seed)
-    random_params(players, params)
+    seats = strategies if isinstance(strategies, Lineup) else lineup(players, strategies, params)
     with _threads(threads):
         pass  # validates the thread count now
-    return games, players, seed, data, params, chunk_size, threads
+    return games, players, seed, data, seats, chunk_size, threads
 
 
 def simulate_chunks(games: int, players: int = 4, seed: int = 0, data: GameData | None = None,
                     params=None, chunk_size: int = DEFAULT_CHUNK,
-                    threads: int | None = None) -> Iterator[pd.DataFrame]:
+                    threads: int | None = None, strategies=None) -> Iterator[pd.DataFrame]:
     """``simulate``, one chunk of games at a time, so a caller can show progress or write as it
     goes; the chunks concatenated are ``simulate``'s frame.
 
     Inputs are checked now, before the first chunk is asked for: a bad one is reported before any
     work starts.
     """
-    run = _checked(games, players, seed, data, params, chunk_size, threads)
+    run = _checked(games, players, seed, data, params, chunk_size, threads, strategies)
     players = run[1]
     return (pd.DataFrame(_columns(st, start, n, players)) for start, n, st in _batches(*run))
 
@@ -203,15 +194,17 @@ def _columns(st: State, start: int, n: int, players: int) -> dict:
 
 
 def simulate(games: int, players: int = 4, seed: int = 0, data: GameData | None = None,
-             params=None, chunk_size: int = DEFAULT_CHUNK, threads: int | None = None) -> pd.DataFrame:
-    """Play ``games`` games with the built-in random policy; one row per game and seat.
+             params=None, chunk_size: int = DEFAULT_CHUNK, threads: int | None = None,
+             strategies=None) -> pd.DataFrame:
+    """Play ``games`` games (seats playing ``strategies``, see ``run_batch``); one row per game
+    and seat.
 
     Columns: game, seat, then RESULT_COLUMNS (final money, score = money + unused special tiles,
     free rooms, rank 1 = winner, win credit 1/k for k tied winners, tiles bought, tourists hosted,
     money earned from guests and pools, money spent on tiles). Game g of any run with the same seed
     is the same game, whatever the chunk size or thread count.
     """
-    run = _checked(games, players, seed, data, params, chunk_size, threads)
+    run = _checked(games, players, seed, data, params, chunk_size, threads, strategies)
     games, players = run[0], run[1]
     out = {"game": np.repeat(np.arange(games), players), "seat": np.tile(np.arange(players), games)}
     for start, n, st in _batches(*run):  # filled in place: no per-chunk frames to concatenate
@@ -264,17 +257,19 @@ def _record(data: GameData, st: State, log: bool) -> GameRecord:
 
 
 def play_game(data: GameData | None, players: int, seed: int, game: int = 0, params=None,
-              log: bool = False) -> GameRecord:
+              log: bool = False, strategies=None) -> GameRecord:
     """One whole game, as ``simulate`` plays it, with its event log if asked."""
     data = data or comps.load()
-    st = run_batch(1, players, seed, game, data, params, threads=None, log=log)
+    st = run_batch(1, players, seed, game, data, params, threads=None, log=log,
+                   strategies=strategies)
     return _record(data, st, log)
 
 
 # ---------------------------------------------------------------- positions (scenarios)
 
 _POSITION_KEYS = {"players", "seed", "game", "round", "rounds", "flags", "tile_stack", "tourist_cards",
-                  "table_tiles", "tiebreak", "seats", "arrivals", "decisions", "params"}
+                  "table_tiles", "tiebreak", "seats", "arrivals", "decisions", "params",
+                  "strategies"}
 _SEAT_KEYS = {"money", "hand", "discard", "rooms", "suites", "pools", "specials"}
 _DECISION_KEYS = {"card", "recall", "switch", "build", "send_home", "group", "take", "holiday"}
 
@@ -446,7 +441,8 @@ def play_position(data: GameData | None, position: dict, log: bool = True) -> Ga
             if dec is not None:
                 _script_row(data, script[0, r, p], dec, f"decisions.{key}[{p}]")
 
-    ctl = _control(data, players, seed, game, position.get("params"), script, arrivals)
+    ctl = _control(data, players, seed, game, position.get("strategies"), position.get("params"),
+                   script, arrivals)
     _play_one_nb(c, st, ctl, first, last)
     return _record(data, st, log)
 

@@ -102,18 +102,23 @@ def prepare_output_dir(path: str | Path) -> Path:
 def run_simulation(games: int, players: int = 4, seed: int = 0, data: GameData | None = None,
                    params=None, chunk_size: int | None = None, threads: int | None = None,
                    out: str | Path | None = None,
-                   progress: Callable[[int], None] | None = None) -> pd.DataFrame:
-    """Simulate with the built-in random policy and return one row per game and seat, with the
-    run's configuration in ``df.attrs['samsim']``.
+                   progress: Callable[[int], None] | None = None,
+                   strategies=None) -> pd.DataFrame:
+    """Simulate (seats playing ``strategies``, see ``samsim.engine.run_batch``) and return one row
+    per game and seat, with the run's configuration in ``df.attrs['samsim']``.
 
     ``progress(n)`` is called after each chunk with the games it finished; ``out`` is a folder
     that receives ``results.parquet`` (checked writable before the run starts).
     """
     from samsim import engine
 
+    from samsim.strategy import lineup
+
     data = data or comps.load()
+    seats = lineup(players, strategies, params)
     chunks = engine.simulate_chunks(games, players, seed, data, params,
-                                    engine.DEFAULT_CHUNK if chunk_size is None else chunk_size, threads)
+                                    engine.DEFAULT_CHUNK if chunk_size is None else chunk_size, threads,
+                                    strategies=seats)
     folder = prepare_output_dir(out) if out is not None else None
     parts = []
     for part in chunks:
@@ -123,7 +128,7 @@ def run_simulation(games: int, players: int = 4, seed: int = 0, data: GameData |
     df = pd.concat(parts, ignore_index=True)
     df.attrs["samsim"] = {
         "kind": "simulate", "games": int(games), "players": int(players), "seed": int(seed),
-        "policy": "random", "params": params,
+        "strategies": seats.specs(),
         "chunk_size": int(engine.DEFAULT_CHUNK if chunk_size is None else chunk_size),
         **provenance(data),
     }

@@ -10,8 +10,11 @@ from typing import NamedTuple
 import numpy as np
 
 from samsim.components import MAX_SEATS, TILE_KINDS, Components
-from samsim.decisions import DECISION_LEN
+from samsim.decisions import DECISION_LEN, SWITCH
 from samsim.events import MAX_EVENTS
+
+#: int64 words of each seat's notebook (samsim.strategy.View.memo).
+MEMO_LEN = 32
 
 #: error[g] fields: what went wrong (an ``samsim.decisions`` error code), in which round and seat.
 ERROR_CODE, ERROR_ROUND, ERROR_SEAT = range(3)
@@ -45,6 +48,9 @@ class State(NamedTuple):
     specials: np.ndarray  # int64[G, N, 3]: unused SWITCH, SEND_HOME, RECALL tiles
     rng: np.ndarray  # uint64[G, 1 + N]: [0] scratch deal stream, [1 + s] seat s's decision stream
     decision: np.ndarray  # int64[G, DECISION_LEN]: the decision being applied (decisions.py)
+    chosen: np.ndarray  # int64[G, N, SWITCH]: price cards chosen face down (CARD, RECALL fields):
+    #   every seat chooses before any card is put down, so no choice can see another
+    memo: np.ndarray  # int64[G, N, MEMO_LEN]: each seat's own notebook for its strategy
     asked: np.ndarray  # int64[G, N]: this round's offers (ASKED_* bits), to catch unused scripts
     bought: np.ndarray  # int64[G, N]: tiles bought this round
     hosted: np.ndarray  # int64[G, N]: tourists hosted this round
@@ -82,7 +88,8 @@ def allocate(comp: Components, games: int, players: int, log: bool = False) -> S
         room_chip=np.full((g, n, comp.max_rooms, 2), -1, i64),
         occupied=z(g, n), nation_rooms=z(g, n, comp.n_nations), suites=z(g, n), pools=z(g, n),
         specials=z(g, n, 3), rng=np.zeros((g, 1 + n), np.uint64),
-        decision=np.full((g, DECISION_LEN), -1, i64), asked=z(g, n), bought=z(g, n),
+        decision=np.full((g, DECISION_LEN), -1, i64), chosen=np.full((g, n, SWITCH), -1, i64),
+        memo=z(g, n, MEMO_LEN), asked=z(g, n), bought=z(g, n),
         hosted=z(g, n), tiles_bought=z(g, n), tourists_hosted=z(g, n), income=z(g, n),
         spent=z(g, n), score=z(g, n), free_rooms=z(g, n), rank=z(g, n),
         win_credit=np.zeros((g, n)), error=z(g, 3),
@@ -95,7 +102,9 @@ class Control(NamedTuple):
 
     seed: np.uint64  # the run's seed
     game0: int  # game id of row 0 (game ids = game0 + g)
-    params: np.ndarray  # int64[N, K]: each seat's policy parameters
+    lineup: object  # samsim.strategy.Lineup: which strategies the engine is compiled for
+    seat_strategy: np.ndarray  # int64[N]: each seat's strategy, an index into the line-up
+    params: np.ndarray  # float64[N, MAX_PARAMS]: each seat's strategy parameters
     script: np.ndarray  # int64[G or 0, rounds, N, DECISION_LEN]: scripted decisions, CARD -1 = none
     arrivals: np.ndarray  # int64[G or 0, rounds, max_groups, chips_per_nation]: fixed groups, -1
     #   padded; arrivals[g, r, 0, 0] == NO_OVERRIDE leaves round r to the draw

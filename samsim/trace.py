@@ -27,6 +27,7 @@ import pandas as pd
 from samsim import components as comps
 from samsim import results
 from samsim.components import GameData
+from samsim import events as ev
 from samsim.events import FIELDS, KIND_NAMES
 
 #: Columns of a trace, in order.
@@ -193,9 +194,84 @@ def replay_check(trace: pd.DataFrame | str | Path, games: int | Iterable[int] | 
     return confirmed
 
 
+#: The kinds of event that record a seat's own choice (everything else is chance or bookkeeping).
+_CHOICES = {int(k): name for k, name in ((ev.RECALL, "recall"), (ev.PLAY, "card"),
+                                         (ev.SWITCH, "switch"), (ev.BUY, "build"),
+                                         (ev.PASS, "pass"), (ev.SEND_HOME, "send_home"),
+                                         (ev.HOST, "take"), (ev.HOLIDAY, "holiday"))}
+
+
+def _blank_decision() -> dict:
+    return {"card": None, "recall": [], "switch": None, "build": None, "send_home": [],
+            "group": None, "take": [], "holiday": []}
+
+
+def decisions_from_events(data: GameData, events, players: int, first_round: int = 1) -> dict:
+    """The ``decisions`` of a position that makes an engine play a logged game's choices again.
+
+    The event log records every choice a seat made, whatever strategy made it. Handing those
+    choices to the independent reference engine as a script (with the game's seed for the deal)
+    checks that the strategy only made legal moves and that the kernel applied the rules to them:
+    the replay must log the same events and end in the same snapshot. Rounds before
+    ``first_round`` are ignored (for a position that starts later). Every seat of every round in
+    the log gets a complete decision, so no seat falls back to the random policy, whose draws
+    would not be the logged strategy's.
+
+    Round keys are ints: the reference engine accepts only those, the kernel either form.
+    """
+    rules = data.components
+    if not isinstance(players, (int, np.integer)) or not data.min_players <= players <= data.max_players:
+        raise ValueError(f"players must be {data.min_players}..{data.max_players}, got {players!r}")
+    if not isinstance(first_round, (int, np.integer)) or not 1 <= first_round <= rules.rounds:
+        raise ValueError(f"first_round must be 1..{rules.rounds}, got {first_round!r}")
+    players, first_round = int(players), int(first_round)
+    rounds: dict[int, list[dict]] = {}
+    for i, row in enumerate(events):
+        if len(row) != len(FIELDS):
+            raise ValueError(f"event {i}: expected {len(FIELDS)} fields {FIELDS}, got {row!r}")
+        rnd, kind, seat, a, b, c, d = (int(x) for x in row)
+        what = _CHOICES.get(kind)
+        if what is None or rnd < first_round:
+            continue
+        if not 1 <= rnd <= rules.rounds or not 0 <= seat < players:
+            raise ValueError(f"event {i} ({KIND_NAMES[kind]}): round {rnd} seat {seat} is not a "
+                             f"round 1..{rules.rounds} and seat of {players}")
+        per_seat = rounds.setdefault(rnd, [_blank_decision() for _ in range(players)])
+        decision = per_seat[seat]
+        if what == "recall":  # logged before PLAY: the recalled cards are chosen first
+            decision["recall"].append(a)
+            continue
+        if what == "card":
+            if decision["card"] is not None:
+                raise ValueError(f"event {i}: seat {seat} plays a second card in round {rnd}")
+            decision["card"] = a
+            continue
+        if decision["card"] is None:
+            raise ValueError(f"event {i} ({KIND_NAMES[kind]}): seat {seat} acts in round {rnd} "
+                             f"before it plays a card: not one game's whole log?")
+        if what == "switch":  # PLAY logged the card chosen first; the switch names the new one
+            decision["switch"] = b
+        elif what == "build":
+            decision["build"] = {"tile": a, "room": c if c >= 0 else None}
+        elif what == "pass":
+            if a == int(ev.TOURIST_PASS):  # a build pass is the default (build null)
+                decision["group"] = b if b >= 0 else None
+        elif what == "take":
+            decision["group"] = d
+            decision["take"].append([a, b])
+        elif b not in decision[what]:  # send_home, holiday: a couple leaves as two rows of a room
+            decision[what].append(b)
+    for rnd, per_seat in rounds.items():
+        for seat, decision in enumerate(per_seat):
+            if decision["card"] is None:
+                raise ValueError(f"round {rnd}: seat {seat} plays no card in the log: not one "
+                                 f"game's whole log?")
+    return dict(sorted(rounds.items()))
+
+
 def _span(ids: list[int]) -> str:
     return ", ".join(map(str, ids)) if len(ids) <= 8 else f"{ids[0]}..{ids[-1]} ({len(ids)} games)"
 
 
 __all__ = ["trace_games", "write_trace", "read_trace", "replay_check", "check_trace_path",
-           "ReplayMismatch", "TRACE_COLUMNS"]
+           "decisions_from_events", "ReplayMismatch", "TRACE_COLUMNS"]

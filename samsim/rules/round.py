@@ -11,7 +11,7 @@ from samsim.jit import rule
 from samsim.components import SEND_HOME as SEND_HOME_TILE
 from samsim.components import SWITCH as SWITCH_TILE
 from samsim.decisions import (BUILD, E_MONEY, E_NO_TURN, E_NOT_HOLIDAY, E_NOT_OFFERED, E_SEND_COUNT,
-                              E_SEND_TILE, GROUP, HOLIDAY, MAX_PICKS, SEND_HOME)
+                              E_SEND_TILE, GROUP, HOLIDAY, MAX_PICKS, SEND_HOME, SWITCH)
 from samsim.events import HOLIDAY as HOLIDAY_EVENT
 from samsim.events import SEND_HOME as SEND_HOME_EVENT
 from samsim.events import BUILD_PASS, NO, PASS, TIEBREAK, TOURIST_PASS, log_nb
@@ -116,11 +116,17 @@ def play_round_nb(comp, st, ctl, g, r):
     departures_nb(comp, st, g, r)
     if not arrivals_nb(comp, st, ctl, g, r):
         return False
-    for p in range(n):
+    for p in range(n):  # every seat chooses before any card is put down (no peeking)
         st.asked[g, p] = 0
         st.bought[g, p] = 0
         st.hosted[g, p] = 0
         decide_card_nb(comp, st, ctl, g, p, r)
+        for k in range(SWITCH):
+            st.chosen[g, p, k] = st.decision[g, k]
+        st.decision[g, SWITCH:] = -1  # scratch a strategy left there must not reach the next seat
+    for p in range(n):
+        for k in range(SWITCH):
+            st.decision[g, k] = st.chosen[g, p, k]
         if not apply_card_nb(comp, st, g, p, r):
             return False
     reveal_cards_nb(st, g, r)

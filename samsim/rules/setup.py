@@ -71,6 +71,7 @@ def deal_nb(comp, st, g, seed, game):
         st.hand[g, p] = all_cards
         st.discard[g, p] = 0
         st.played[g, p] = -1
+        st.memo[g, p, :] = 0
         st.n_rooms[g, p] = comp.base_rooms
         st.room_chip[g, p, :, :] = -1
         st.occupied[g, p] = 0

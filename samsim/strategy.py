@@ -1,0 +1,465 @@
+"""The strategy contract: what a strategy sees, how it is named and parametrised, how seats reach it.
+
+A strategy is a Python module (``strategies/greedy.py``, or any file or module a user names) with a
+one-paragraph docstring, a ``PARAMS`` dict of named numeric parameters and their defaults, and up
+to six compiled decision functions, one per decision of the game::
+
+    card(comp, view, params, rng, out)       price card, and the RECALL tile (cards taken back first)
+    switch(comp, view, params, rng, out)     the SWITCH tile, after the reveal
+    build(comp, view, params, rng, out)      the tile offered (kind, and the room a suite covers)
+    send_home(comp, view, params, rng, out)  the SEND_HOME tile, at the start of a tourist turn
+    take(comp, view, params, rng, out)       one group, which of its tourists, which rooms
+    holiday(comp, view, params, rng, out)    which tourists a Staff holiday sends home
+
+``comp`` is the component data (public), ``view`` the game as this seat sees it (``View``),
+``params`` the seat's parameter vector (float64, in ``PARAMS`` order), ``rng`` the seat's own random
+stream (``samsim.rng.below(rng, 0, n)``), and ``out`` the decision record (``samsim.decisions``):
+the engine fills the stage's fields with "none" and the function writes its choice there; the rules
+then check it, so a strategy cannot cheat by mistake. A function a strategy leaves out is inherited
+from ``samsim.moves`` (sensible default play), so a pricing idea is one short function.
+
+Why a ``View`` and not the state: a strategy may only know what a player at the table knows. The
+view holds the public arrays of one game (leading axis of length 1, so the rules' own queries in
+``samsim.rules.hotel`` work on it with ``g = 0``) and the seat's own notebook (``memo``); the decks'
+order, the other seats' random streams and notebooks are not in it, and the price cards are chosen
+by every seat before any is put down, so ``played`` shows nothing during that choice.
+
+Dispatch (measured, README "Strategies"): a line-up is a Numba type whose key names the
+strategies and the hash of their source files; the engine is compiled once per line-up, with a
+switch over the seat's strategy index that inlines every strategy. Keying the type on the sources
+is what keeps an edited strategy from running stale compiled code, and lets Numba's cache hold one
+compiled engine per line-up.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import importlib
+import importlib.util
+import pkgutil
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import NamedTuple
+
+import numba
+import numpy as np
+from numba import njit, types
+from numba.extending import NativeValue, models, overload, register_model, typeof_impl, unbox
+
+from samsim.jit import rule
+from samsim.state import MEMO_LEN  # noqa: F401  (re-exported: part of the contract)
+
+#: The decision functions a strategy may define, in the order a round asks for them.
+STAGES = ("card", "switch", "build", "send_home", "take", "holiday")
+#: Longest parameter vector a strategy may declare.
+MAX_PARAMS = 32
+
+
+def decision(fn=None, *, inline=False):
+    """Decorator for a strategy's decision functions (and helpers they share): compiled, never
+    allocating. Called out of line by default: a strategy inlined at every decision site of the
+    round made a 4-strategy engine take ~10 minutes to compile; a call costs ~0.1 us, which only
+    a trivial function (``inline=True``, as the random strategy's) notices. Not cached on its own:
+    the engine compiled for a line-up holds its code and is cached."""
+    options = {"_nrt": False, "inline": "always" if inline else "never"}
+    return njit(**options) if fn is None else njit(**options)(fn)
+
+
+class View(NamedTuple):
+    """One game as seat ``me`` sees it. Arrays have a leading axis of length 1 (the game)."""
+
+    me: int  # the deciding seat
+    round_no: np.ndarray  # int64[1]: the round being played, 0-based
+    tiebreak: np.ndarray  # int64[1]: the tie-breaker lies between seat t-1 and seat t
+    flags: np.ndarray  # int64[1, rounds]: nation of every round's flag (laid face up at the start)
+    stack_pos: np.ndarray  # int64[1]: tiles revealed so far
+    stack_len: np.ndarray  # int64[1]: tiles in the stack at the start (its order is not here)
+    table_tiles: np.ndarray  # int64[1, kinds]: face-up tiles waiting for a buyer
+    group_chip: np.ndarray  # int64[1, groups, chips]: tourists on offer, -1 = none/taken
+    group_left: np.ndarray  # int64[1, groups]: bitmap of group_chip positions still on offer
+    pile: np.ndarray  # int64[1, nations]: chips in each face-down pile (a set: anyone can count)
+    money: np.ndarray  # int64[1, N]: every seat's coins (every payment is public)
+    hand: np.ndarray  # int64[1, N]: price cards in hand (all cards minus played and discarded)
+    discard: np.ndarray  # int64[1, N]: discarded price cards
+    played: np.ndarray  # int64[1, N]: card on the table this round, -1 before the reveal
+    n_rooms: np.ndarray  # int64[1, N]
+    room_chip: np.ndarray  # int64[1, N, rooms, 2]
+    occupied: np.ndarray  # int64[1, N]: bitmap of rooms holding a tourist
+    nation_rooms: np.ndarray  # int64[1, N, nations]
+    suites: np.ndarray  # int64[1, N]
+    pools: np.ndarray  # int64[1, N]
+    specials: np.ndarray  # int64[1, N, 3]: unused SWITCH, SEND_HOME, RECALL tiles
+    bought: np.ndarray  # int64[1, N]: tiles bought this round
+    hosted: np.ndarray  # int64[1, N]: tourists hosted this round
+    memo: np.ndarray  # int64[MEMO_LEN]: this seat's own notebook, zero at the deal, kept all game
+
+
+@rule
+def view_nb(st, g, p):
+    """What seat p of game g may see (copies nothing: slices of the state)."""
+    return View(p, st.round_no[g:g + 1], st.tiebreak[g:g + 1], st.flags[g:g + 1],
+                st.stack_pos[g:g + 1], st.stack_len[g:g + 1], st.table_tiles[g:g + 1],
+                st.group_chip[g:g + 1], st.group_left[g:g + 1], st.pile[g:g + 1],
+                st.money[g:g + 1], st.hand[g:g + 1], st.discard[g:g + 1], st.played[g:g + 1],
+                st.n_rooms[g:g + 1], st.room_chip[g:g + 1], st.occupied[g:g + 1],
+                st.nation_rooms[g:g + 1], st.suites[g:g + 1], st.pools[g:g + 1],
+                st.specials[g:g + 1], st.bought[g:g + 1], st.hosted[g:g + 1], st.memo[g, p])
+
+
+#: State fields a strategy never sees (the test of the view checks this list is complete).
+HIDDEN = ("tile_stack", "card_order", "draw", "rng", "decision", "asked", "chosen", "memo",
+          "tiles_bought", "tourists_hosted", "income", "spent", "score", "free_rooms", "rank",
+          "win_credit", "error", "events", "n_events")
+
+
+class StrategyError(ValueError):
+    """An unknown strategy or parameter, or a strategy file that breaks the contract."""
+
+
+# ----------------------------------------------------------------------------- registry
+
+@dataclass(frozen=True)
+class StrategyInfo:
+    """A loaded strategy module, checked against the contract."""
+
+    name: str
+    module: ModuleType
+    defaults: dict[str, float]
+    limits: dict[str, tuple[float, float]]  # optional bounds (LIMITS), inclusive
+    source_hash: str  # of the module's file and the Python files beside it (helpers it may import)
+
+    @property
+    def idea(self) -> str:
+        return " ".join((self.module.__doc__ or "").split())
+
+    def function(self, stage: str):
+        from samsim import moves
+        return getattr(self.module, stage, None) or getattr(moves, f"default_{stage}")
+
+
+@dataclass(frozen=True)
+class Strategy:
+    """A strategy with its parameter values: what one seat plays."""
+
+    info: StrategyInfo
+    params: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return self.info.name
+
+    def spec(self) -> str:
+        """The text that names this strategy and its non-default parameters, e.g. ``undercut(margin=2)``."""
+        changed = [f"{k}={_fmt(v)}" for k, v in self.params.items() if v != self.info.defaults[k]]
+        return f"{self.name}({', '.join(changed)})" if changed else self.name
+
+    def vector(self) -> np.ndarray:
+        out = np.zeros(MAX_PARAMS)
+        out[:len(self.params)] = list(self.params.values())
+        return out
+
+
+def _fmt(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
+
+
+def _hash_sources(path: Path) -> str:
+    digest = hashlib.sha256()
+    for sibling in sorted(path.parent.glob("*.py")):
+        digest.update(sibling.name.encode() + b"\0" + sibling.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def _check_module(name: str, module: ModuleType) -> StrategyInfo:
+    where = getattr(module, "__file__", name)
+    defaults = getattr(module, "PARAMS", {})
+    if not isinstance(defaults, dict) or not all(
+            isinstance(k, str) and k.isidentifier() and isinstance(v, (int, float))
+            and not isinstance(v, bool) for k, v in defaults.items()):
+        raise StrategyError(f"strategy {name!r} ({where}): PARAMS must be a dict of "
+                            f"name -> number, e.g. PARAMS = {{'margin': 1}}")
+    if len(defaults) > MAX_PARAMS:
+        raise StrategyError(f"strategy {name!r} ({where}): at most {MAX_PARAMS} parameters")
+    if not (module.__doc__ or "").strip():
+        raise StrategyError(f"strategy {name!r} ({where}): needs a docstring saying its idea")
+    limits = getattr(module, "LIMITS", {})
+    if not isinstance(limits, dict) or set(limits) - set(defaults) or not all(
+            isinstance(v, tuple) and len(v) == 2 and v[0] <= defaults[k] <= v[1]
+            for k, v in limits.items()):
+        raise StrategyError(f"strategy {name!r} ({where}): LIMITS must map parameter names to "
+                            f"(low, high) pairs that hold the defaults")
+    defined = [s for s in STAGES if hasattr(module, s)]
+    if not defined:
+        raise StrategyError(f"strategy {name!r} ({where}): defines none of the decision "
+                            f"functions {', '.join(STAGES)}")
+    for stage in defined:
+        fn = getattr(module, stage)
+        if not isinstance(fn, numba.core.registry.CPUDispatcher) and not numba.config.DISABLE_JIT:
+            raise StrategyError(f"strategy {name!r} ({where}): {stage} must be compiled: decorate "
+                                f"it with @samsim.strategy.decision")
+    file = getattr(module, "__file__", None)
+    source_hash = _hash_sources(Path(file)) if file else "nofile"
+    return StrategyInfo(name, module, {k: float(v) for k, v in defaults.items()},
+                        {k: (float(lo), float(hi)) for k, (lo, hi) in limits.items()}, source_hash)
+
+
+def _builtin_names() -> list[str]:
+    import strategies
+    return sorted(m.name for m in pkgutil.iter_modules(strategies.__path__)
+                  if not m.name.startswith("_"))
+
+
+def _local_dir() -> Path | None:
+    """``./strategies`` of the working directory, when it is not the installed package itself."""
+    import strategies
+    here = Path.cwd() / "strategies"
+    installed = {Path(p).resolve() for p in strategies.__path__}
+    return here if here.is_dir() and here.resolve() not in installed else None
+
+
+def available() -> dict[str, str]:
+    """Strategy name -> where it comes from: the built-in library, then ``./strategies/*.py``."""
+    found = {name: f"strategies.{name}" for name in _builtin_names()}
+    local = _local_dir()
+    if local:
+        for path in sorted(local.glob("*.py")):
+            if not path.name.startswith("_"):
+                found[path.stem] = str(path)
+    return found
+
+
+_LOADED: dict[tuple[str, str], StrategyInfo] = {}
+
+
+def _load_file(path: Path) -> StrategyInfo:
+    if not path.is_file():
+        raise StrategyError(f"strategy file {path} does not exist")
+    key = (str(path.resolve()), _hash_sources(path))
+    if key not in _LOADED:
+        module_name = f"samsim_user_strategies.{path.stem}_{key[1]}"
+        spec = importlib.util.spec_from_file_location(module_name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[module_name] = module
+        try:
+            spec.loader.exec_module(module)
+        except Exception as exc:  # the user's file: say which and why, without our traceback
+            del sys.modules[module_name]
+            raise StrategyError(f"strategy file {path} failed to import: "
+                                f"{type(exc).__name__}: {exc}") from exc
+        _LOADED[key] = _check_module(path.stem, module)
+    return _LOADED[key]
+
+
+def load_strategy(name: str) -> StrategyInfo:
+    """A strategy by name (built-in or ``./strategies``), file path (``my/bot.py``) or module."""
+    if name.endswith(".py") or "/" in name or "\\" in name:
+        return _load_file(Path(name))
+    where = available().get(name)
+    if where is None and "." in name:
+        where = name
+    if where is None:
+        raise StrategyError(f"unknown strategy {name!r}; known: {', '.join(available())} "
+                            f"(or give a file path such as my_strategies/bot.py)")
+    if where.endswith(".py"):
+        return _load_file(Path(where))
+    key = (where, "")
+    if key not in _LOADED:
+        try:
+            module = importlib.import_module(where)
+        except ImportError as exc:
+            raise StrategyError(f"strategy module {where!r} could not be imported: {exc}") from exc
+        _LOADED[key] = _check_module(name.rsplit(".", 1)[-1], module)
+    return _LOADED[key]
+
+
+def _number(node: ast.expr, where: str) -> float:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        value = _number(node.operand, where)
+        return -value if isinstance(node.op, ast.USub) else value
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) \
+            and not isinstance(node.value, bool):
+        return float(node.value)
+    raise StrategyError(f"{where}: parameter values must be numbers")
+
+
+def split_specs(text: str) -> list[str]:
+    """``"random,undercut(margin=1, scarce=2),greedy"`` -> one spec per item (commas inside
+    parentheses belong to the parameters)."""
+    items, depth, current = [], 0, ""
+    for ch in text:
+        depth += (ch == "(") - (ch == ")")
+        if ch == "," and depth == 0:
+            items.append(current.strip())
+            current = ""
+        else:
+            current += ch
+    items.append(current.strip())
+    return items
+
+
+def parse_spec(spec: str | Strategy) -> Strategy:
+    """``"undercut"`` or ``"undercut(margin=1)"`` (or a file path with parameters) -> Strategy."""
+    if isinstance(spec, Strategy):
+        return spec
+    if not isinstance(spec, str) or not spec.strip():
+        raise StrategyError(f"a strategy must be named, e.g. 'greedy' or 'undercut(margin=1)'; "
+                            f"got {spec!r}")
+    text = spec.strip()
+    name, given = text, {}
+    if text.endswith(")") and "(" in text:
+        name, args = text[:-1].split("(", 1)
+        name = name.strip()
+        try:
+            call = ast.parse(f"f({args})", mode="eval").body
+        except SyntaxError:
+            raise StrategyError(f"{text!r}: write parameters as name=value, e.g. "
+                                f"undercut(margin=1, scarce=0.5)") from None
+        if call.args or any(k.arg is None for k in call.keywords):
+            raise StrategyError(f"{text!r}: write parameters as name=value, e.g. undercut(margin=1)")
+        given = {k.arg: _number(k.value, text) for k in call.keywords}
+    info = load_strategy(name)
+    return with_params(info, given, text)
+
+
+def with_params(info: StrategyInfo, given: dict, where: str | None = None) -> Strategy:
+    where = where or info.name
+    unknown = sorted(set(given) - set(info.defaults))
+    if unknown:
+        known = ", ".join(f"{k}={_fmt(v)}" for k, v in info.defaults.items()) or "none"
+        raise StrategyError(f"{where}: {info.name} has no parameter {unknown[0]!r} "
+                            f"(its parameters and defaults: {known})")
+    for k, v in given.items():
+        if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) \
+                or not np.isfinite(v):
+            raise StrategyError(f"{where}: parameter {k} must be a finite number, got {v!r}")
+        lo, hi = info.limits.get(k, (-np.inf, np.inf))
+        if not lo <= v <= hi:
+            raise StrategyError(f"{where}: parameter {k} must be in {_fmt(lo)}..{_fmt(hi)}, got {v!r}")
+    return Strategy(info, {k: float(given.get(k, v)) for k, v in info.defaults.items()})
+
+
+# ----------------------------------------------------------------------------- line-ups
+
+class LineupType(types.Type):
+    """The Numba type of a line-up: its key lists the strategies (with their source hashes) the
+    engine is compiled for, so each line-up and each edit of a strategy is its own compiled code."""
+
+    def __init__(self, key: tuple[tuple[str, str, str], ...]):
+        self.key_ = key
+        super().__init__(name="Lineup(" + ", ".join(f"{n}@{h}" for n, _, h in key) + ")")
+
+    @property
+    def key(self):
+        return self.key_
+
+
+register_model(LineupType)(models.OpaqueModel)
+
+#: (module name, source hash) -> module, for the overloads below (a line-up registers itself).
+_MODULES: dict[tuple[str, str], ModuleType] = {}
+
+
+class Lineup:
+    """The strategies of a batch's seats: which compiled code, and each seat's index and parameters."""
+
+    def __init__(self, seats: list[Strategy], pool: list[Strategy] = ()):
+        distinct = sorted({(s.info.name, s.info.module.__name__, s.info.source_hash): s.info
+                           for s in [*seats, *pool]}.items())
+        self.key = tuple(k for k, _ in distinct)
+        self.infos = [info for _, info in distinct]
+        for (_, module_name, source_hash), info in distinct:
+            _MODULES[(module_name, source_hash)] = info.module
+        self.seats = list(seats)
+        self.seat_strategy = np.array([self.key.index((s.info.name, s.info.module.__name__,
+                                                       s.info.source_hash)) for s in seats], np.int64)
+        self.params = np.array([s.vector() for s in seats]).reshape(len(seats), MAX_PARAMS)
+
+    def specs(self) -> list[str]:
+        return [s.spec() for s in self.seats]
+
+    def reseat(self, seats: list[Strategy | str]) -> "Lineup":
+        """The same compiled line-up with other seats (each must be one of its strategies): a pool
+        rotated through the seats compiles once."""
+        seated = [parse_spec(s) for s in seats]
+        out = Lineup(seated, self.infos_as_strategies())
+        if out.key != self.key:
+            extra = sorted({s.name for s in seated} - {info.name for info in self.infos})
+            raise StrategyError(f"not in this line-up: {', '.join(extra)}")
+        return out
+
+    def infos_as_strategies(self) -> list[Strategy]:
+        return [with_params(info, {}) for info in self.infos]
+
+
+@typeof_impl.register(Lineup)
+def _typeof_lineup(val, c):
+    return LineupType(val.key)
+
+
+@unbox(LineupType)
+def _unbox_lineup(typ, obj, c):
+    return NativeValue(c.context.get_dummy_value())
+
+
+def lineup(players: int, strategies=None, params=None, pool=()) -> Lineup:
+    """The line-up of ``players`` seats: one strategy for all (a name or spec) or one per seat;
+    ``params`` (a dict, or one per seat) overrides parameters on top of the specs.
+
+    The engine is compiled for the seats' strategies, the whole built-in library and ``pool``:
+    one compile then serves every line-up of those (``Lineup.reseat``), and only a strategy from
+    outside the library costs a new one."""
+    specs = strategies if isinstance(strategies, (list, tuple)) else [strategies or "random"] * players
+    if len(specs) != players:
+        raise StrategyError(f"give one strategy per seat ({players}), got {len(specs)}: "
+                            f"{', '.join(map(str, specs))}")
+    per_seat = params if isinstance(params, list) else [params] * players
+    if len(per_seat) != players:
+        raise StrategyError(f"params: give one dict per seat ({players}), got {len(per_seat)}")
+    seats = []
+    for spec, extra in zip(specs, per_seat):
+        s = parse_spec(spec)
+        if extra:
+            s = with_params(s.info, {**s.params, **extra}, s.spec())
+        seats.append(s)
+    return Lineup(seats, [parse_spec(s) for s in [*_builtin_names(), *pool]])
+
+
+def _dispatcher(stage: str):
+    """A compiled ``dispatch(lineup, sid, comp, view, params, rng, out)`` for one stage: a switch
+    over the line-up's strategies, generated when the engine is compiled for a line-up."""
+
+    def dispatch(lineup, sid, comp, view, params, rng, out):
+        for k, info in enumerate(lineup.infos):  # NUMBA_DISABLE_JIT: plain Python
+            if k == sid:
+                return info.function(stage)(comp, view, params, rng, out)
+
+    if numba.config.DISABLE_JIT:
+        return dispatch
+
+    @overload(dispatch, inline="always")
+    def _switch(lineup, sid, comp, view, params, rng, out):
+        if not isinstance(lineup, LineupType):
+            return None
+        from samsim import moves
+        callers: dict = {}  # function -> strategy indices calling it (one call site each)
+        for k, (_, module_name, source_hash) in enumerate(lineup.key):
+            module = _MODULES[(module_name, source_hash)]
+            fn = getattr(module, stage, None) or getattr(moves, f"default_{stage}")
+            callers.setdefault(fn, []).append(k)
+        functions = {f"f{i}": fn for i, fn in enumerate(callers)}
+        lines = ["def switch(lineup, sid, comp, view, params, rng, out):"]
+        for i, sids in enumerate(callers.values()):
+            test = " or ".join(f"sid == {k}" for k in sids)
+            lines.append(f"    {'if' if i == 0 else 'elif'} {test}:")
+            lines.append(f"        f{i}(comp, view, params, rng, out)")
+        exec("\n".join(lines), functions)
+        return functions["switch"]
+
+    return dispatch
+
+
+dispatch_card, dispatch_switch, dispatch_build, dispatch_send_home, dispatch_take, dispatch_holiday = (
+    _dispatcher(stage) for stage in STAGES)

@@ -1,0 +1,1 @@
+"""The built-in strategy library: one module per strategy (contract: ``samsim.strategy``)."""

@@ -1,0 +1,30 @@
+"""Builder: invests in tiles early, while they are plentiful. While tiles are plentiful (the first ``early`` rounds) it values every
+tile at ``eager`` times its estimated worth, and picks its price card for this round's money with
+that valuation, so it bids high when tiles it wants are on the table; later it values tiles
+soberly. Suites, pools and extra rooms then pay for the rest of the game.
+"""
+
+from samsim.decisions import CARD
+from samsim.moves import G, best_card_now_nb, best_tile_nb, buy_nb, typical_profile_nb
+from samsim.strategy import decision
+
+PARAMS = {"early": 6, "eager": 1.8}
+
+
+@decision
+def tile_scale(view, params):
+    return params[1] if view.round_no[G] < params[0] else 1.0
+
+
+@decision
+def card(comp, view, params, rng, out):
+    scale = tile_scale(view, params)
+    out[CARD] = best_card_now_nb(comp, view, typical_profile_nb(comp, view), scale, out)
+
+
+@decision
+def build(comp, view, params, rng, out):
+    bid = comp.card_bid[view.played[G, view.me]]
+    kind, _ = best_tile_nb(comp, view, view.me, bid, tile_scale(view, params))
+    if kind >= 0:
+        buy_nb(comp, view, view.me, kind, out)

@@ -1,0 +1,17 @@
+"""Greedy: maximises this round's money. For each card in hand it reckons the income of the
+tourists it would get (rivals assumed to play the median card of their hands and take, in price
+order, the largest group that fits) plus the best tile's value above the bid, and plays the best;
+it places tourists for the most pay and buys any tile worth more than its bid. No thought for later
+rounds: it spends its good cards early.
+"""
+
+from samsim.decisions import CARD
+from samsim.moves import best_card_now_nb, typical_profile_nb
+from samsim.strategy import decision
+
+PARAMS = {"tile_scale": 1.0}
+
+
+@decision
+def card(comp, view, params, rng, out):
+    out[CARD] = best_card_now_nb(comp, view, typical_profile_nb(comp, view), params[0], out)

@@ -1,0 +1,21 @@
+"""Holiday: times the Staff holiday card to clear rooms before big arrivals. The card always
+comes back to hand. When its hotel has at most ``full`` free rooms and the next round is a double round, or
+this round would bring it less than ``worth`` coins, it sits the round out and sends home the
+guests who would block their rooms longest; otherwise it plays like greedy.
+"""
+
+from samsim.decisions import CARD
+from samsim.moves import (G, best_card_now_nb, holiday_pays_nb, round_value_nb, typical_profile_nb,
+                          with_card_nb)
+from samsim.strategy import decision
+
+PARAMS = {"full": 1, "worth": 8}
+
+
+@decision
+def card(comp, view, params, rng, out):
+    p = view.me
+    profile = typical_profile_nb(comp, view)
+    best = best_card_now_nb(comp, view, profile, 1.0, out)
+    value, _ = round_value_nb(comp, view, p, with_card_nb(profile, p, best), 1.0, out)
+    out[CARD] = comp.holiday_card if holiday_pays_nb(comp, view, p, value, params[0], params[1]) else best

@@ -1,0 +1,81 @@
+"""Lookahead: plays the card with the best average outcome over sampled guesses of the rivals'
+cards. It plays each candidate price card against ``samples`` guesses of the rivals' cards,
+each drawn uniformly from the rival's remaining hand, and plays out the rest of the round for each
+guess with fast default play (tiles in bid order, tourists in price order, each rival taking the
+largest group that fits), then plays the card with the best average: this round's money, minus
+what spending the card costs later rounds (``keep``). Every candidate meets the same guesses
+(common random numbers), so their comparison is not blurred by the sampling. After the reveal it
+uses a SWITCH tile when another card is worth ``switch_gain`` coins more against the cards on the
+table. It sits a round out with the Staff holiday card when its hotel is full and the round is
+worth little or the next is doubled (``full``, ``worth``: as the holiday strategy). The strongest
+strategy of the library, and the slowest.
+"""
+
+from samsim.bits import kth_bit_nb, lowest_bit_nb, popcount_nb
+from samsim.decisions import CARD, SWITCH
+from samsim.moves import G, card_cost_nb, holiday_pays_nb, round_value_nb, with_card_nb
+from samsim.rng import below
+from samsim.strategy import decision
+
+PARAMS = {"samples": 12, "keep": 0.5, "switch_gain": 4, "full": 1, "worth": 8}
+LIMITS = {"samples": (1, 1000), "keep": (0, 10), "switch_gain": (0, 1000)}
+
+
+@decision
+def _sampled_profile(comp, view, rng):
+    profile = 0
+    for q in range(view.money.shape[1]):
+        if q != view.me:
+            hand = view.hand[G, q]
+            profile = with_card_nb(profile, q, kth_bit_nb(hand, below(rng, G, popcount_nb(hand))))
+    return profile
+
+
+@decision
+def _worth(comp, view, params, profile, card, out):
+    value, spent = round_value_nb(comp, view, view.me, with_card_nb(profile, view.me, card), 1.0, out)
+    if spent > 0:
+        value -= card_cost_nb(comp, view, view.me, card, params[1])
+    return value
+
+
+@decision
+def card(comp, view, params, rng, out):
+    p = view.me
+    samples = int(params[0])
+    start = rng[G]
+    best, best_value = comp.holiday_card, -1e18
+    cards = view.hand[G, p] & ~(1 << comp.holiday_card)
+    while cards:
+        c = lowest_bit_nb(cards)
+        cards &= cards - 1
+        rng[G] = start  # the same guesses for every candidate
+        total = 0.0
+        for _ in range(samples):
+            total += _worth(comp, view, params, _sampled_profile(comp, view, rng), c, out)
+        if total > best_value:
+            best, best_value = c, total
+    if holiday_pays_nb(comp, view, p, best_value / samples, params[3], params[4]):
+        best = comp.holiday_card
+    out[CARD] = best
+
+
+@decision
+def switch(comp, view, params, rng, out):
+    p = view.me
+    if view.specials[G, p, 0] <= 0:
+        return
+    profile = 0
+    for q in range(view.money.shape[1]):
+        profile = with_card_nb(profile, q, view.played[G, q])
+    current = view.played[G, p]
+    now = _worth(comp, view, params, profile, current, out) if current != comp.holiday_card else 0.0
+    best, best_value = -1, now + params[2]
+    cards = view.hand[G, p] & ~(1 << comp.holiday_card)
+    while cards:
+        c = lowest_bit_nb(cards)
+        cards &= cards - 1
+        value = _worth(comp, view, params, profile, c, out)
+        if value > best_value:
+            best, best_value = c, value
+    out[SWITCH] = best

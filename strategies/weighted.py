@@ -1,0 +1,51 @@
+"""Weighted: scores each card by a weighted sum of features, to be tuned by simulation. Each card in hand is scored by a weighted
+sum of features: this round's expected money with it (``w_money``), its room price (``w_price``)
+and bid (``w_bid``), its price in a double round (``w_double``), its price scaled by how scarce
+tourists are (``w_scarce``: tourists on offer over free rooms at the table), its price scaled by the
+share of the game still to come (``w_future``: keeping good cards), and the rivals' free rooms
+(``w_rivals``). The Staff holiday scores ``w_holiday`` plus ``w_full`` times the share of its own
+rooms taken. The highest score is played. Defaults make it a cautious greedy.
+"""
+
+from samsim.bits import lowest_bit_nb, popcount_nb
+from samsim.decisions import CARD
+from samsim.moves import (G, free_rooms_of_nb, rounds_left_nb, round_value_nb, tourists_on_offer_nb,
+                          typical_profile_nb, with_card_nb)
+from samsim.strategy import decision
+
+PARAMS = {"w_money": 1.0, "w_price": 0.0, "w_bid": 0.0, "w_double": 0.5, "w_scarce": 0.0,
+          "w_future": -0.6, "w_rivals": 0.0, "w_holiday": -5.0, "w_full": 0.0}
+W_MONEY, W_PRICE, W_BID, W_DOUBLE, W_SCARCE, W_FUTURE, W_RIVALS, W_HOLIDAY, W_FULL = range(9)
+
+
+@decision
+def card(comp, view, params, rng, out):
+    p = view.me
+    r = view.round_no[G]
+    profile = typical_profile_nb(comp, view)
+    rooms, rival_rooms = 0, 0
+    for q in range(view.money.shape[1]):
+        free = popcount_nb(free_rooms_of_nb(comp, view, q))
+        rooms += free
+        if q != p:
+            rival_rooms += free
+    scarce = tourists_on_offer_nb(view) / max(rooms, 1)
+    future = rounds_left_nb(comp, view) / comp.rounds
+    double = 1.0 if comp.round_factor[r] > 1 else 0.0
+    best, best_score = comp.holiday_card, -1e18
+    if (view.hand[G, p] >> comp.holiday_card) & 1:
+        taken = 1.0 - popcount_nb(free_rooms_of_nb(comp, view, p)) / view.n_rooms[G, p]
+        best_score = params[W_HOLIDAY] + params[W_FULL] * taken
+    cards = view.hand[G, p] & ~(1 << comp.holiday_card)
+    while cards:
+        c = lowest_bit_nb(cards)
+        cards &= cards - 1
+        money, _ = round_value_nb(comp, view, p, with_card_nb(profile, p, c), 1.0, out)
+        price = comp.card_price[c] / 10.0
+        score = (params[W_MONEY] * money / 10.0 + params[W_PRICE] * price
+                 + params[W_BID] * comp.card_bid[c] / 10.0 + params[W_DOUBLE] * double * price
+                 + params[W_SCARCE] * scarce * price + params[W_FUTURE] * future * price
+                 + params[W_RIVALS] * rival_rooms / 10.0)
+        if score > best_score:
+            best, best_score = c, score
+    out[CARD] = best
