@@ -2,12 +2,11 @@
 4-player round-robin against the others, with 95% intervals.
 
 Design: every 4-strategy subset of the library, each rotated through the 4 seats (so every
-strategy sits in every seat equally often), every line-up playing the same deals (seed, games
-0..N-1): luck of the deal is shared by all line-ups. A strategy's win rate is its mean win credit
-(draws shared) over its games; the interval is Wilson's. Head-to-head: over the games where both
-sat, the mean difference of win credit between lookahead and each rival, with a 95% interval from
-the games' spread (games are independent deals). Speed: games/s with the strategy in all four
-seats, on all cores.
+strategy sits in every seat equally often), each line-up playing its own deals (games k*N ..
+k*N+N-1 of one seed), so every game is an independent deal. A strategy's win rate is its mean win
+credit (draws shared) over its games; the interval is Wilson's. Head-to-head: over the games where
+both sat, the mean difference of win credit between lookahead and each rival, with a 95% normal
+interval from the games' spread. Speed: games/s with the strategy in all four seats, all cores.
 
     .venv/bin/python benchmarks/round_robin.py                     # ~2 minutes after the compile
     .venv/bin/python benchmarks/round_robin.py --games 20 --markdown table.md
@@ -54,17 +53,18 @@ def main(argv=None) -> int:
     credit = {n: [] for n in names}
     pair = {}  # (a, b) -> list of per-game credit differences a - b
     t = time.perf_counter()
-    for combo in itertools.combinations(names, PLAYERS):
-        for rot in range(PLAYERS):
-            seats = [combo[(s + rot) % PLAYERS] for s in range(PLAYERS)]
-            st = engine.run_batch(args.games, PLAYERS, args.seed, strategies=full.reseat(seats))
+    lineups = [[combo[(s + rot) % PLAYERS] for s in range(PLAYERS)]
+               for combo in itertools.combinations(names, PLAYERS) for rot in range(PLAYERS)]
+    for k, seats in enumerate(lineups):
+        st = engine.run_batch(args.games, PLAYERS, args.seed, game0=k * args.games,
+                              strategies=full.reseat(seats))
+        for s, name in enumerate(seats):
+            credit[name].append(st.win_credit[:, s].copy())
+        if args.best in seats:
+            b = seats.index(args.best)
             for s, name in enumerate(seats):
-                credit[name].append(st.win_credit[:, s].copy())
-            if args.best in seats:
-                b = seats.index(args.best)
-                for s, name in enumerate(seats):
-                    if s != b:
-                        pair.setdefault(name, []).append(st.win_credit[:, b] - st.win_credit[:, s])
+                if s != b:
+                    pair.setdefault(name, []).append(st.win_credit[:, b] - st.win_credit[:, s])
     played = sum(len(c) for c in credit.values()) * args.games // PLAYERS
     print(f"round-robin: {played} games in {time.perf_counter() - t:.0f} s", file=sys.stderr)
 

@@ -148,7 +148,7 @@ def simulate(
         # One game first, so the bar's games/s measures play, not loading (or, on the first run
         # after an install, compiling) the kernel.
         with status_console.status("Loading the compiled kernel (the first run after an install "
-                                   "compiles it: about a minute)..."):
+                                   "compiles it: about 3 minutes)..."):
             engine.run_batch(1, players, seed, 0, data, threads=threads, strategies=seats)
         progress = Progress(TextColumn("simulating"), BarColumn(), MofNCompleteColumn(),
                             _GamesPerSecond(), TimeElapsedColumn(), TimeRemainingColumn(),

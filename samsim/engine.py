@@ -46,13 +46,16 @@ class GameRecord:
     snapshot: dict
 
 
+_FIRST_ROUND = np.int64(0)  # typed: with a literal 0 the game loop compiled twice (batch, position)
+
+
 @rule(parallel=True, inline="never")
 def _run_batch_nb(comp, st, ctl):
     for i in prange(st.money.shape[0]):
         g = np.int64(i)  # prange counts in uint64; the rules are compiled for int64 rows
         deal_nb(comp, st, g, ctl.seed, ctl.game0 + g)
         log_flags_nb(comp, st, g)
-        play_rounds_nb(comp, st, ctl, g, 0, comp.rounds)
+        play_rounds_nb(comp, st, ctl, g, _FIRST_ROUND, comp.rounds)
 
 
 _ONLY_GAME = np.int64(0)  # typed, so the rules compile once for batches and single games alike

@@ -226,7 +226,7 @@ def plan_take_nb(comp, view, p, price, group, most, out):
     return total
 
 
-@rule
+@rule(inline="never")  # shared by several strategies: compiled once
 def best_take_nb(comp, view, p, price, most, out):
     """The group whose tourists pay seat p the most (up to ``most`` of them), planned into ``out``;
     returns the money, 0 (and no group) if nobody can be hosted."""
@@ -448,7 +448,7 @@ def hosts_before_nb(comp, view, p, profile):
     return before
 
 
-@rule
+@rule(inline="never")  # shared by several strategies: compiled once
 def round_value_nb(comp, view, p, profile, tile_scale, out):
     """Money seat p can expect this round if everyone plays ``profile``: tourists left for it after
     the seats offered before it took theirs (each from the largest group, as many as fit), planned
@@ -523,7 +523,7 @@ def typical_profile_nb(comp, view):
     return profile
 
 
-@rule
+@rule(inline="never")  # shared by several strategies: compiled once
 def best_card_now_nb(comp, view, profile, tile_scale, out):
     """The normal card in hand worth most this round against ``profile`` (``round_value_nb``);
     the Staff holiday if no normal card is left."""

@@ -10,7 +10,7 @@ seat's own stream.
 from samsim.decisions import BUILD, CARD, DECISION_LEN, GROUP, HOLIDAY, N_TAKE, SEND_HOME, SWITCH
 from samsim.jit import rule
 from samsim.strategy import (dispatch_build, dispatch_card, dispatch_holiday, dispatch_send_home,
-                             dispatch_switch, dispatch_take, view_nb)
+                             dispatch_switch, dispatch_take)
 
 
 @rule
@@ -45,7 +45,7 @@ def decide_card_nb(comp, st, ctl, g, p, r):
     """Price card, with RECALL first (it is used at the moment the card is chosen)."""
     _clear_nb(st, g, CARD, SWITCH)
     if not _follow_script_nb(st, ctl, g, r, p, CARD, SWITCH):
-        dispatch_card(ctl.lineup, ctl.seat_strategy[p], comp, view_nb(st, g, p), ctl.params[p],
+        dispatch_card(ctl.lineup, ctl.seat_strategy[p], comp, st, g, p, ctl.params[p],
                       _seat_rng_nb(st, g, p), st.decision[g])
 
 
@@ -53,7 +53,7 @@ def decide_card_nb(comp, st, ctl, g, p, r):
 def decide_switch_nb(comp, st, ctl, g, p, r):
     _clear_nb(st, g, SWITCH, BUILD)
     if not _follow_script_nb(st, ctl, g, r, p, SWITCH, BUILD):
-        dispatch_switch(ctl.lineup, ctl.seat_strategy[p], comp, view_nb(st, g, p), ctl.params[p],
+        dispatch_switch(ctl.lineup, ctl.seat_strategy[p], comp, st, g, p, ctl.params[p],
                         _seat_rng_nb(st, g, p), st.decision[g])
 
 
@@ -62,7 +62,7 @@ def decide_build_nb(comp, st, ctl, g, p, r):
     """Called when a tile is offered and affordable: which kind (and the suite's room), or pass."""
     _clear_nb(st, g, BUILD, SEND_HOME)
     if not _follow_script_nb(st, ctl, g, r, p, BUILD, SEND_HOME):
-        dispatch_build(ctl.lineup, ctl.seat_strategy[p], comp, view_nb(st, g, p), ctl.params[p],
+        dispatch_build(ctl.lineup, ctl.seat_strategy[p], comp, st, g, p, ctl.params[p],
                        _seat_rng_nb(st, g, p), st.decision[g])
 
 
@@ -71,7 +71,7 @@ def decide_send_home_nb(comp, st, ctl, g, p, r):
     """At the start of the seat's tourist turn: rooms to empty with the SEND_HOME tile, if any."""
     _clear_nb(st, g, SEND_HOME, GROUP)
     if not _follow_script_nb(st, ctl, g, r, p, SEND_HOME, GROUP):
-        dispatch_send_home(ctl.lineup, ctl.seat_strategy[p], comp, view_nb(st, g, p),
+        dispatch_send_home(ctl.lineup, ctl.seat_strategy[p], comp, st, g, p,
                            ctl.params[p], _seat_rng_nb(st, g, p), st.decision[g])
 
 
@@ -81,7 +81,7 @@ def decide_take_nb(comp, st, ctl, g, p, r):
     st.decision[g, GROUP] = -1
     st.decision[g, N_TAKE] = 0
     if not _follow_script_nb(st, ctl, g, r, p, GROUP, HOLIDAY):
-        dispatch_take(ctl.lineup, ctl.seat_strategy[p], comp, view_nb(st, g, p), ctl.params[p],
+        dispatch_take(ctl.lineup, ctl.seat_strategy[p], comp, st, g, p, ctl.params[p],
                       _seat_rng_nb(st, g, p), st.decision[g])
 
 
@@ -90,5 +90,5 @@ def decide_holiday_nb(comp, st, ctl, g, p, r):
     """Staff holiday: which tourists (rooms) to send home."""
     _clear_nb(st, g, HOLIDAY, DECISION_LEN)
     if not _follow_script_nb(st, ctl, g, r, p, HOLIDAY, DECISION_LEN):
-        dispatch_holiday(ctl.lineup, ctl.seat_strategy[p], comp, view_nb(st, g, p), ctl.params[p],
+        dispatch_holiday(ctl.lineup, ctl.seat_strategy[p], comp, st, g, p, ctl.params[p],
                          _seat_rng_nb(st, g, p), st.decision[g])

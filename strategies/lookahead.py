@@ -21,7 +21,7 @@ PARAMS = {"samples": 12, "keep": 0.5, "switch_gain": 4, "full": 1, "worth": 8}
 LIMITS = {"samples": (1, 1000), "keep": (0, 10), "switch_gain": (0, 1000)}
 
 
-@decision
+@decision(inline=True)
 def _sampled_profile(comp, view, rng):
     profile = 0
     for q in range(view.money.shape[1]):
@@ -31,7 +31,7 @@ def _sampled_profile(comp, view, rng):
     return profile
 
 
-@decision
+@decision(inline=True)
 def _worth(comp, view, params, profile, card, out):
     value, spent = round_value_nb(comp, view, view.me, with_card_nb(profile, view.me, card), 1.0, out)
     if spent > 0:

@@ -137,6 +137,19 @@ def test_trace_parquet_replays(tmp_path):
     assert replay_check(out) > 0
 
 
+def test_simulate_with_strategies_per_seat(tmp_path):
+    specs = "lookahead,greedy,undercut(margin=2),random"
+    done = run("simulate", "--players", 4, "--games", 300, "--seed", 3, "--strategies", specs,
+               "--out", tmp_path / "run")
+    assert done.returncode == 0, done.stderr
+    assert "lookahead, greedy, undercut(margin=2), random" in done.stdout
+    df = results.read_parquet(tmp_path / "run" / results.RESULTS_FILE)
+    assert df.attrs["samsim"]["strategies"] == ["lookahead", "greedy", "undercut(margin=2)", "random"]
+    again = engine.simulate(300, 4, 3, DATA, strategies=["lookahead", "greedy", "undercut(margin=2)",
+                                                         "random"])
+    pd.testing.assert_frame_equal(df, again)
+
+
 # ------------------------------------------------------------------------------------ bad input
 
 
@@ -164,6 +177,10 @@ BAD_INPUTS = {
     "rules_is_a_folder": lambda t: ["simulate", "--rules", t],
     "out_unwritable": lambda t: ["simulate", "--games", 10, "--out", _blocked(t)],
     "unknown_option": lambda t: ["simulate", "--player", 4],
+    "strategy_unknown": lambda t: ["simulate", "--strategies", "greedy,nosuch,random,random"],
+    "strategy_count": lambda t: ["simulate", "--strategies", "greedy,random"],
+    "strategy_param": lambda t: ["simulate", "--strategies", "undercut(margn=2)"],
+    "strategy_syntax": lambda t: ["simulate", "--strategies", "undercut(margin=2"],
     "unknown_command": lambda t: ["simulat"],
     "trace_players": lambda t: ["trace", "--players", 9],
     "trace_games_zero": lambda t: ["trace", "--games", 0],
