@@ -24,7 +24,7 @@ from samsim.events import rows_to_tuples
 from samsim.jit import rule
 from samsim.rules.round import play_rounds_nb
 from samsim.rules.setup import deal_nb, log_flags_nb
-from samsim.strategy import Lineup, lineup
+from samsim.strategy import lineup
 from samsim.state import (ERROR_CODE, ERROR_ROUND, ERROR_SEAT, NO_OVERRIDE, Control, State,
                           allocate)
 
@@ -81,7 +81,7 @@ def _check_seed(seed) -> np.uint64:
 def _control(data: GameData, players, seed, game0, strategies, params=None, script=None,
              arrivals=None) -> Control:
     c = data.components
-    seats = strategies if isinstance(strategies, Lineup) else lineup(players, strategies, params)
+    seats = lineup(players, strategies, params)
     return Control(
         seed=_check_seed(seed), game0=int(game0), lineup=seats,
         seat_strategy=seats.seat_strategy, params=seats.params,
@@ -168,7 +168,7 @@ def _checked(games, players, seed, data, params, chunk_size, threads, strategies
     games, chunk_size = _count(games, "games"), _count(chunk_size, "chunk_size")
     players = _check_players(data, players)
     _check_seed(seed)
-    seats = strategies if isinstance(strategies, Lineup) else lineup(players, strategies, params)
+    seats = lineup(players, strategies, params)
     with _threads(threads):
         pass  # validates the thread count now
     return games, players, seed, data, seats, chunk_size, threads

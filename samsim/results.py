@@ -116,7 +116,7 @@ def run_simulation(games: int, players: int = 4, seed: int = 0, data: GameData |
 
     data = data or comps.load()
     seats = lineup(players, strategies, params)
-    chunks = engine.simulate_chunks(games, players, seed, data, params,
+    chunks = engine.simulate_chunks(games, players, seed, data, None,  # params are in the line-up
                                     engine.DEFAULT_CHUNK if chunk_size is None else chunk_size, threads,
                                     strategies=seats)
     folder = prepare_output_dir(out) if out is not None else None

@@ -415,7 +415,13 @@ def lineup(players: int, strategies=None, params=None, pool=()) -> Lineup:
 
     The engine is compiled for the seats' strategies, the whole built-in library and ``pool``:
     one compile then serves every line-up of those (``Lineup.reseat``), and only a strategy from
-    outside the library costs a new one."""
+    outside the library costs a new one. A ``Lineup`` is returned as it is."""
+    if isinstance(strategies, Lineup):
+        if len(strategies.seats) != players:
+            raise StrategyError(f"the line-up seats {len(strategies.seats)} players, not {players}")
+        if params:
+            raise StrategyError("params: give them in the line-up's specs, e.g. undercut(margin=2)")
+        return strategies
     specs = strategies if isinstance(strategies, (list, tuple)) else [strategies or "random"] * players
     if len(specs) != players:
         raise StrategyError(f"give one strategy per seat ({players}), got {len(specs)}: "

@@ -142,7 +142,7 @@ def test_simulate_with_strategies_per_seat(tmp_path):
     done = run("simulate", "--players", 4, "--games", 300, "--seed", 3, "--strategies", specs,
                "--out", tmp_path / "run")
     assert done.returncode == 0, done.stderr
-    assert "lookahead, greedy, undercut(margin=2), random" in done.stdout
+    assert "lookahead, greedy, undercut(margin=2), random" in " ".join(done.stdout.split())
     df = results.read_parquet(tmp_path / "run" / results.RESULTS_FILE)
     assert df.attrs["samsim"]["strategies"] == ["lookahead", "greedy", "undercut(margin=2)", "random"]
     again = engine.simulate(300, 4, 3, DATA, strategies=["lookahead", "greedy", "undercut(margin=2)",
