@@ -384,7 +384,8 @@ def with_card_nb(profile, seat, card):
 
 @rule
 def typical_card_nb(comp, hand):
-    """The normal card of median price in ``hand``: a neutral guess of a rival's card."""
+    """The normal card of median price in ``hand``: a neutral guess of a rival's card; the Staff
+    holiday if the hand holds no normal card (never -1: a profile's card indexes price tables)."""
     n = 0
     cards = hand
     while cards:
@@ -392,6 +393,8 @@ def typical_card_nb(comp, hand):
         cards &= cards - 1
         if card != comp.holiday_card:
             n += 1
+    if n == 0:
+        return comp.holiday_card
     want = n // 2
     best = cheapest_in_nb(comp, hand)
     for _ in range(want):

@@ -24,7 +24,7 @@ def card(comp, view, params, rng, out):
         rooms += popcount_nb(free_rooms_of_nb(comp, view, q))
         if q != p:
             rival = typical_card_nb(comp, view.hand[G, q])
-            if rival >= 0:
+            if rival != comp.holiday_card:  # a rival left with the Staff holiday hosts nobody
                 target = min(target, comp.card_price[rival] - params[0])
     if tourists_on_offer_nb(view) >= params[1] * rooms:
         pick = dearest_in_nb(comp, hand)

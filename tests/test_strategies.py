@@ -108,6 +108,16 @@ def test_no_seat_sees_a_card_chosen_before_its_own(name):
     assert plays[0] and plays[0] == plays[1]
 
 
+def test_a_rival_with_only_the_holiday_card_is_guessed_to_play_it():
+    """Late in a game a hand can hold the Staff holiday card alone. The guess of its card indexes
+    the price tables: a -1 there read memory outside them (Numba does not check bounds), which made
+    the games depend on the process."""
+    from samsim import moves
+    c = DATA.components
+    assert moves.typical_card_nb(c, np.int64(1 << c.holiday_card)) == c.holiday_card
+    assert moves.typical_card_nb(c, np.int64((1 << c.holiday_card) | 0b110)) in (1, 2)
+
+
 # ------------------------------------------------------------------------------- specs and params
 
 def test_specs_round_trip_and_override_defaults():
