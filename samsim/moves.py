@@ -13,7 +13,7 @@ from samsim.components import CELEBRITY, EXTRA_ROOM, LOVER, POOL, RICH, SUITE
 from samsim.decisions import BUILD, CARD, GROUP, HOLIDAY, MAX_PICKS, N_TAKE, SUITE_ROOM, TAKE
 from samsim.jit import rule
 from samsim.rng import below
-from samsim.rules.hotel import free_rooms_nb, single_lover_rooms_nb
+from samsim.rules.hotel import buoy_points_nb, free_rooms_nb, single_lover_rooms_nb
 from samsim.rules.payment import payment_nb
 
 G = np.int64(0)  # the only game of a view
@@ -39,22 +39,6 @@ def stay_nb(comp, view, nation):
 
 
 @rule
-def free_rooms_of_nb(comp, view, p):
-    """Rooms of seat p free now."""
-    return free_rooms_nb(view, G, p)
-
-
-@rule
-def free_after_departures_nb(comp, view, p, later):
-    """Rooms of seat p free once the flags of rounds ``round+1 .. later`` have sent their
-    tourists home (ignores arrivals in between)."""
-    rooms = view.occupied[G, p]
-    for k in range(view.round_no[G] + 1, min(later, comp.rounds - 1) + 1):
-        rooms &= ~view.nation_rooms[G, p, view.flags[G, k]]
-    return ((1 << view.n_rooms[G, p]) - 1) & ~rooms
-
-
-@rule
 def tourists_on_offer_nb(view):
     total = 0
     for group in range(view.group_left.shape[1]):
@@ -63,21 +47,11 @@ def tourists_on_offer_nb(view):
 
 
 @rule
-def group_size_nb(view, group):
-    return popcount_nb(view.group_left[G, group])
-
-
-@rule
 def largest_group_nb(view):
     best = 0
     for group in range(view.group_left.shape[1]):
         best = max(best, popcount_nb(view.group_left[G, group]))
     return best
-
-
-@rule
-def is_normal_card_nb(comp, card):
-    return card != comp.holiday_card
 
 
 @rule
@@ -105,19 +79,6 @@ def dearest_in_nb(comp, cards):
 
 
 @rule
-def price_rank_nb(comp, hand, card):
-    """How many normal cards in ``hand`` are priced strictly below ``card``."""
-    below_count = 0
-    cards = hand
-    while cards:
-        other = lowest_bit_nb(cards)
-        cards &= cards - 1
-        if other != comp.holiday_card and comp.card_price[other] < comp.card_price[card]:
-            below_count += 1
-    return below_count
-
-
-@rule
 def mean_price_nb(comp, hand):
     """Mean room price of the normal cards in ``hand`` (0 if none)."""
     total, count = 0, 0
@@ -129,20 +90,6 @@ def mean_price_nb(comp, hand):
             total += comp.card_price[card]
             count += 1
     return total / count if count else 0.0
-
-
-@rule
-def buoys_in_hotel_nb(comp, view, p):
-    total = 0
-    rooms = view.occupied[G, p]
-    while rooms:
-        room = lowest_bit_nb(rooms)
-        rooms &= rooms - 1
-        for slot in range(2):
-            chip = view.room_chip[G, p, room, slot]
-            if chip >= 0:
-                total += comp.chip_buoy[chip]
-    return total
 
 
 # ------------------------------------------------------------------------------- placement
@@ -261,7 +208,7 @@ def tile_value_nb(comp, view, p, kind):
     if kind == EXTRA_ROOM or kind == SUITE:
         return price * lets * 0.8
     if kind == POOL:
-        return buoys_in_hotel_nb(comp, view, p) + 0.5 * left
+        return buoy_points_nb(comp, view, G, p) + 0.5 * left
     return comp.special_tile_value + 1.0
 
 

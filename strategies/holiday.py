@@ -5,7 +5,7 @@ guests who would block their rooms longest; otherwise it plays like greedy.
 """
 
 from samsim.decisions import CARD
-from samsim.moves import (G, best_card_now_nb, holiday_pays_nb, round_value_nb, typical_profile_nb,
+from samsim.moves import (best_card_now_nb, holiday_pays_nb, round_value_nb, typical_profile_nb,
                           with_card_nb)
 from samsim.strategy import decision
 

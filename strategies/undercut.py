@@ -7,8 +7,9 @@ rooms are scarce everyone gets guests anyway, so it plays high and earns more pe
 
 from samsim.bits import lowest_bit_nb, popcount_nb
 from samsim.decisions import CARD
-from samsim.moves import (G, cheapest_in_nb, dearest_in_nb, free_rooms_of_nb, tourists_on_offer_nb,
+from samsim.moves import (G, cheapest_in_nb, dearest_in_nb, tourists_on_offer_nb,
                           typical_card_nb)
+from samsim.rules.hotel import free_rooms_nb
 from samsim.strategy import decision
 
 PARAMS = {"margin": 1, "scarce": 1.0}
@@ -21,7 +22,7 @@ def card(comp, view, params, rng, out):
     rooms = 0
     target = 1 << 30
     for q in range(view.money.shape[1]):
-        rooms += popcount_nb(free_rooms_of_nb(comp, view, q))
+        rooms += popcount_nb(free_rooms_nb(view, G, q))
         if q != p:
             rival = typical_card_nb(comp, view.hand[G, q])
             if rival != comp.holiday_card:  # a rival left with the Staff holiday hosts nobody

@@ -9,8 +9,9 @@ rooms taken. The highest score is played. Defaults make it a cautious greedy.
 
 from samsim.bits import lowest_bit_nb, popcount_nb
 from samsim.decisions import CARD
-from samsim.moves import (G, free_rooms_of_nb, rounds_left_nb, round_value_nb, tourists_on_offer_nb,
+from samsim.moves import (G, rounds_left_nb, round_value_nb, tourists_on_offer_nb,
                           typical_profile_nb, with_card_nb)
+from samsim.rules.hotel import free_rooms_nb
 from samsim.strategy import decision
 
 PARAMS = {"w_money": 1.0, "w_price": 0.0, "w_bid": 0.0, "w_double": 0.5, "w_scarce": 0.0,
@@ -25,7 +26,7 @@ def card(comp, view, params, rng, out):
     profile = typical_profile_nb(comp, view)
     rooms, rival_rooms = 0, 0
     for q in range(view.money.shape[1]):
-        free = popcount_nb(free_rooms_of_nb(comp, view, q))
+        free = popcount_nb(free_rooms_nb(view, G, q))
         rooms += free
         if q != p:
             rival_rooms += free
@@ -34,7 +35,7 @@ def card(comp, view, params, rng, out):
     double = 1.0 if comp.round_factor[r] > 1 else 0.0
     best, best_score = comp.holiday_card, -1e18
     if (view.hand[G, p] >> comp.holiday_card) & 1:
-        taken = 1.0 - popcount_nb(free_rooms_of_nb(comp, view, p)) / view.n_rooms[G, p]
+        taken = 1.0 - popcount_nb(free_rooms_nb(view, G, p)) / view.n_rooms[G, p]
         best_score = params[W_HOLIDAY] + params[W_FULL] * taken
     cards = view.hand[G, p] & ~(1 << comp.holiday_card)
     while cards:
