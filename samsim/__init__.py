@@ -8,6 +8,9 @@ The entry points are re-exported here but imported on first use, so that ``impor
     play_position(data, position, log=True)       a scripted position (docs/protocol.md)
     load_data(path=None)                          a component data file (default: packaged)
     trace_games(players, seed, games=1, ...)      every event of some games, as a table
+    run_simulation(games, players, seed, out=DIR) a run written chunk by chunk (resumable)
+    load(path, table="results")                  a results file or run folder, as pandas
+    rotation(players, pool)                      a pool of strategies rotated through the seats
 """
 
 __version__ = "0.1.0"
@@ -18,6 +21,9 @@ _LAZY = {
     "play_position": ("samsim.engine", "play_position"),
     "load_data": ("samsim.components", "load"),
     "trace_games": ("samsim.trace", "trace_games"),
+    "load": ("samsim.results", "load"),
+    "run_simulation": ("samsim.results", "run_simulation"),
+    "rotation": ("samsim.strategy", "rotation"),
 }
 
 __all__ = ["__version__", *_LAZY]

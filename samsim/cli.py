@@ -1,7 +1,8 @@
 """The ``samsim`` command: parses arguments, calls the library, prints what it returns.
 
 Nothing here computes anything a notebook user could not get from the same library call
-(``samsim.results.run_simulation``, ``samsim.stats.seat_summary``, ``samsim.trace.trace_games``).
+(``samsim.results.run_simulation``, ``samsim.report.load_report``, ``samsim.narrate.play``,
+``samsim.bench.run``, ``samsim.trace.trace_games``).
 Bad input is the user's mistake, not a crash: it ends with one line on stderr and exit code 2,
 never a traceback.
 """
@@ -17,7 +18,7 @@ from typing import Annotated, Optional
 import typer
 from rich.console import Console
 from rich.progress import (BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn,
-                           TimeElapsedColumn, TimeRemainingColumn)
+                           TimeElapsedColumn)
 from rich.text import Text
 
 import samsim
@@ -103,74 +104,372 @@ RulesOption = Annotated[Optional[Path], typer.Option(
 
 
 class _GamesPerSecond(ProgressColumn):
-    """Average rate since the start: chunks arrive seconds apart, so rich's windowed speed would
-    jump between zero and peaks."""
+    """Rate of this session's games since the first one: chunks arrive seconds apart, so rich's
+    windowed speed would jump between zero and peaks, and games a resumed run found finished
+    were not played now."""
 
     def render(self, task) -> Text:
-        elapsed = task.elapsed or 0
-        rate = task.completed / elapsed if elapsed > 0 else 0
+        start, done0 = task.fields.get("start"), task.fields.get("done0", 0)
+        elapsed = time.perf_counter() - start if start else 0
+        rate = (task.completed - done0) / elapsed if elapsed > 0 else 0
         return Text(f"{rate:,.0f} games/s", style="cyan")
 
 
-@app.command(epilog="Example: samsim simulate --players 4 --games 200000 --seed 7 --out runs/p4")
+class _Remaining(ProgressColumn):
+    """Time left at this session's average rate."""
+
+    def render(self, task) -> Text:
+        start, done0 = task.fields.get("start"), task.fields.get("done0", 0)
+        elapsed = time.perf_counter() - start if start else 0
+        played = task.completed - done0
+        if not played or elapsed <= 0:
+            return Text("ETA -:--:--", style="cyan")
+        left = (task.total - task.completed) * elapsed / played
+        return Text(f"ETA {int(left // 3600)}:{int(left % 3600 // 60):02d}:{int(left % 60):02d}",
+                    style="cyan")
+
+
+def _interrupted(signum, frame):  # SIGTERM ends a run the way Ctrl-C does: chunks kept
+    raise KeyboardInterrupt
+
+
+def _specs(text: str, option: str) -> list[str]:
+    from samsim.strategy import split_specs
+
+    specs = split_specs(text)
+    if any(not s for s in specs):
+        raise ValueError(f"{option}: empty strategy in {text!r}; separate specs with commas, "
+                         f"e.g. greedy,undercut(margin=2)")
+    return specs
+
+
+def _seating(players: int, strategies: str | None, pool: str | None):
+    """The line-up from --strategies (one per seat, or one for all) or --pool (rotated)."""
+    from samsim.strategy import lineup, rotation
+
+    if strategies is not None and pool is not None:
+        raise ValueError("give --strategies (one per seat) or --pool (rotated through the "
+                         "seats), not both")
+    if pool is not None:
+        return rotation(players, _specs(pool, "--pool"))
+    specs = _specs(strategies or "random", "--strategies")
+    return lineup(players, specs if len(specs) > 1 else specs[0])
+
+
+def _pool_games(games: int, seats) -> int:
+    """Games rounded up so every seating of a rotated pool is played equally often."""
+    k = len(seats.seatings)
+    return games if k == 1 or games < 1 else -(-games // k) * k
+
+
+def _run(games, players, seed, data, seats, chunk_size, threads, out, resume, overwrite, record,
+         label: str = "simulating"):
+    """One run with a progress bar; returns (tally, seconds of play). Ctrl-C or SIGTERM stop
+    it with the finished chunks kept (exit 130)."""
+    import signal
+
+    from samsim import engine, results
+
+    engine.checked(games, players, seed, data, None, chunk_size, threads, seats)  # fail first
+    progress = Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), _GamesPerSecond(),
+                        TimeElapsedColumn(), _Remaining(), console=status_console)
+    task = progress.add_task("games", total=games, start=False)
+    loading = status_console.status("Loading the compiled kernel (the first run after an "
+                                     "install compiles it: about 4 minutes on 2 cores)...")
+    shown = []  # what was started, so only that is stopped (a stop prints a blank line)
+
+    def advance(n):
+        fields = progress.tasks[0].fields
+        if "start" not in fields:  # first call: games a resumed run already had
+            loading.stop()
+            progress.start()
+            shown.append(progress)
+            progress.update(task, completed=n, start=time.perf_counter(), done0=n)
+            progress.start_task(task)
+        else:
+            progress.advance(task, n)
+
+    def warm_up():
+        loading.start()
+        shown.append(loading)
+        engine.run_batch(1, players, seed, 0, data, threads=threads, strategies=seats)
+
+    previous = signal.signal(signal.SIGTERM, _interrupted)
+    try:
+        tally = results.run_simulation(games, players, seed, data, chunk_size=chunk_size,
+                                       threads=threads, out=out, strategies=seats, record=record,
+                                       resume=resume, overwrite=overwrite, progress=advance,
+                                       before_play=warm_up,
+                                       warn=lambda m: status_console.print(m, markup=False))
+    except KeyboardInterrupt:
+        for live in shown:
+            live.stop()
+        shown.clear()
+        done = int(progress.tasks[0].completed)
+        where = ""
+        if out is not None and (out / results.RUN_FILE).is_file():
+            done = results.run_metadata(out)["games_found"]  # what is on disk, not what was shown
+            where = (f"; the finished chunks are kept in {out}: add --resume to the same command "
+                     f"to finish it")
+        print(f"samsim: interrupted after {done:,} of {games:,} games{where}", file=sys.stderr)
+        raise typer.Exit(130)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        for live in shown:
+            live.stop()
+    fields = progress.tasks[0].fields
+    played = games - fields.get("done0", 0)
+    return tally, played, time.perf_counter() - fields.get("start", time.perf_counter())
+
+
+def _print_summary(tally, out: Path | None, played: int, seconds: float) -> None:
+    from samsim.report import Report, print_report
+
+    meta = {**tally.meta, "games_found": tally.n_games, "complete": True}
+    seatings = meta["seatings"]
+    who = (f"pool {', '.join(s[0] for s in seatings)} rotated through the seats"
+           if len(seatings) > 1 else ", ".join(seatings[0]))
+    console.print(f"[bold]{meta['players']} players, {meta['games']:,} games, seed "
+                  f"{meta['seed']}[/bold]: {who}", highlight=False)
+    print_report(Report(tally, [(str(out) if out else "(not saved: give --out DIR to keep the "
+                                 "results)", meta)]), console)
+    if played and seconds > 0:
+        console.print(f"played {played:,} games in {seconds:.2f} s ({played / seconds:,.0f} "
+                      f"games/s)")
+    if out is not None:
+        console.print(f"results: {out} (report: samsim report {out} --out {out / 'report'})",
+                      markup=False)
+
+
+@app.command(epilog="Example: samsim simulate --players 4 --games 1000000 --seed 7 "
+                    "--strategies random,greedy,undercut,saver --out results/run1")
 def simulate(
-    players: Annotated[int, typer.Option(help="Number of players (seats).")] = 4,
-    games: Annotated[int, typer.Option(help="Number of games to play.")] = 100000,
+    players: Annotated[int, typer.Option(help="Number of players (seats), 3..6.")] = 4,
+    games: Annotated[int, typer.Option(help="Number of games to play (rounded up to a multiple "
+                                            "of the pool with --pool).")] = 100000,
     seed: Annotated[int, typer.Option(help="Seed of the run (0..2**64-1): the same seed gives the "
-                                            "same games, for any thread count.")] = 7,
+                                            "same games, for any thread count or chunk size.")] = 7,
+    strategies: Annotated[Optional[str], typer.Option(
+        help="Strategy of each seat, comma-separated (as many as --players), or one for all; "
+             "parameters in parentheses, e.g. 'lookahead,greedy,undercut(margin=2),random'. "
+             "Default: random. See 'samsim strategies'.")] = None,
+    pool: Annotated[Optional[str], typer.Option(
+        help="Strategies to rotate through the seats, comma-separated: game k seats pool entry "
+             "(k + seat) mod len(pool), so every strategy plays every seat equally often.")] = None,
+    rules: RulesOption = None,
     threads: Annotated[Optional[int], typer.Option(
         help="Threads to use (default: all Numba threads).")] = None,
-    chunk_size: Annotated[int, typer.Option(help="Games played per batch.")] = DEFAULT_CHUNK,
-    rules: RulesOption = None,
+    chunk_size: Annotated[int, typer.Option(help="Games played and written per chunk: memory "
+                                                 "grows with it, not with --games.")] = DEFAULT_CHUNK,
     out: Annotated[Optional[Path], typer.Option(
-        metavar="DIR", help="Folder to write results.parquet to (one row per game and seat, "
-                            "with the run's configuration in its metadata).")] = None,
-    strategies: Annotated[str, typer.Option(
-        help="Strategy of each seat, comma-separated (as many as --players), or one for all; "
-             "parameters in parentheses, e.g. 'lookahead,greedy,undercut(margin=2),random'.")]
-    = "random",
+        metavar="DIR", help="Run folder to write: run.json and one Parquet file per chunk "
+                            "(README 'Results'). Without it nothing is saved.")] = None,
+    resume: Annotated[bool, typer.Option(
+        "--resume", help="Finish an interrupted run in --out (same options as it was started "
+                         "with): only the missing chunks are played.")] = False,
+    overwrite: Annotated[bool, typer.Option(
+        "--overwrite", help="Replace the run already in --out.")] = False,
+    record: Annotated[Optional[str], typer.Option(
+        metavar="rounds", help="Also record each seat's money, rooms filled, card and tile at "
+                               "the end of every round (table 'rounds').")] = None,
 ):
-    """Play games and report each seat's results."""
-    from samsim import engine, results
-    from samsim.report import data_note, seat_table
-    from samsim.stats import seat_summary
+    """Play games and write one Parquet row per game and seat; ends with a win-rate summary."""
+    data = _load_rules(rules)
+    try:
+        seats = _seating(players, strategies, pool)
+        if (resume or overwrite) and out is None:
+            raise ValueError(f"{'--resume' if resume else '--overwrite'} needs --out DIR")
+        recorded = _record_option(record)
+        total = _pool_games(games, seats)
+        if total != games:
+            status_console.print(f"games rounded up to {total:,} (a multiple of the pool's "
+                                 f"{len(seats.seatings)} seatings)", markup=False)
+        tally, played, seconds = _run(total, players, seed, data, seats, chunk_size, threads,
+                                      out, resume, overwrite, recorded)
+    except (ValueError, OSError) as error:
+        _fail(str(error))
+    _print_summary(tally, out, played, seconds)
 
-    from samsim.strategy import lineup, split_specs
+
+def _record_option(record: str | None) -> tuple[str, ...]:
+    from samsim.results import TABLES
+
+    if record is None:
+        return ()
+    names = tuple(r.strip() for r in record.split(","))
+    for name in names:
+        if name not in TABLES[1:]:
+            raise ValueError(f"--record: unknown record {name!r} (records: {', '.join(TABLES[1:])})")
+    return names
+
+
+@app.command(epilog="Example: samsim report results/run1 --out results/run1/report")
+def report(
+    paths: Annotated[list[Path], typer.Argument(
+        metavar="PATH...", help="Result files or run folders (written by samsim simulate).",
+        show_default=False)],
+    out: Annotated[Optional[Path], typer.Option(
+        metavar="DIR", help="Also write report.md and PNG plots (win rate per seat, final "
+                            "score per strategy, money over rounds if recorded) here.")] = None,
+):
+    """Win rates per strategy, seat and player count, with 95% intervals, and score spreads."""
+    from samsim.report import load_report, print_report, write_report
+
+    try:
+        result = load_report(paths)
+        if out is not None:
+            written = write_report(result, out)
+    except (ValueError, OSError) as error:
+        _fail(str(error))
+    print_report(result, console)
+    if out is not None:
+        console.print(f"report: {written[0]} (+ {len(written) - 1} plots)", markup=False)
+
+
+@app.command(epilog="Example: samsim play --seed 7 --game 3 --strategies "
+                    "greedy,undercut,holiday,saver")
+def play(
+    seed: Annotated[int, typer.Option(help="Seed of the run the game belongs to.")] = 7,
+    game: Annotated[int, typer.Option(help="Game id within that run.")] = 0,
+    players: Annotated[int, typer.Option(help="Number of players (seats), 3..6.")] = 4,
+    strategies: Annotated[Optional[str], typer.Option(
+        help="Strategy of each seat, or one for all (as for simulate).")] = None,
+    pool: Annotated[Optional[str], typer.Option(
+        help="A simulate --pool: the game is seated as that run seated it.")] = None,
+    rules: RulesOption = None,
+    json_out: Annotated[bool, typer.Option(
+        "--json", help="Print the game as JSON (provenance, events, rounds, final) instead.")]
+    = False,
+):
+    """Play one game and tell it round by round: flags, tourists, cards, builds, guests and
+    payments, money after each round, the final ranking."""
+    import json
+
+    from samsim import narrate
 
     data = _load_rules(rules)
     try:
-        specs = split_specs(strategies)
-        seats = lineup(players, specs if len(specs) > 1 else specs[0])
-        engine.simulate_chunks(games, players, seed, data, chunk_size=chunk_size, threads=threads,
-                               strategies=seats)
-        if out is not None:
-            results.prepare_output_dir(out)
-        # One game first, so the bar's games/s measures play, not loading (or, on the first run
-        # after an install, compiling) the kernel.
-        with status_console.status("Loading the compiled kernel (the first run after an install "
-                                   "compiles it: about 3 minutes)..."):
-            engine.run_batch(1, players, seed, 0, data, threads=threads, strategies=seats)
-        progress = Progress(TextColumn("simulating"), BarColumn(), MofNCompleteColumn(),
-                            _GamesPerSecond(), TimeElapsedColumn(), TimeRemainingColumn(),
-                            console=status_console)
-        started = time.perf_counter()
-        with progress:
-            task = progress.add_task("games", total=games)
-            df = results.run_simulation(games, players, seed, data, chunk_size=chunk_size,
-                                        threads=threads, out=out, strategies=seats,
-                                        progress=lambda n: progress.advance(task, n))
-        seconds = time.perf_counter() - started
+        seats = _seating(players, strategies, pool)
+        told = narrate.play(players, seed, game, data, seats)
     except (ValueError, OSError) as error:
         _fail(str(error))
+    if json_out:
+        print(json.dumps(narrate.to_json(told), indent=1))
+    else:
+        narrate.print_game(told, console)
 
-    title = f"{players} players, {games:,} games, seed {seed}: {', '.join(seats.specs())}"
-    console.print(seat_table(seat_summary(df), title=title))
-    console.print()
-    console.print(f"{games:,} games in {seconds:.2f} s ({games / seconds:,.0f} games/s); "
-                  "wins count draws as shared (1/k each).")
-    console.print(data_note(data), style="yellow" if data.assumed else None, markup=False)
-    if out is not None:
-        console.print(f"results: {out / results.RESULTS_FILE}", markup=False)
+
+@app.command("strategies", epilog="Example: samsim strategies")
+def list_strategies():
+    """List the strategies (built-in and ./strategies/*.py) with their parameters and defaults."""
+    from rich import box
+    from rich.table import Table
+
+    from samsim.strategy import available, load_strategy
+
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, padding=(0, 1, 0, 0))
+    for header in ("strategy", "idea", "parameters (default, range)"):
+        table.add_column(header, overflow="fold")
+    try:
+        infos = [load_strategy(name) for name in available()]
+    except ValueError as error:
+        _fail(str(error))
+    for info in infos:
+        params = []
+        for name, default in info.defaults.items():
+            lo, hi = info.limits.get(name, (None, None))
+            limits = f", {lo:g}..{hi:g}" if lo is not None else ""
+            params.append(f"{name}={default:g}{limits}")
+        table.add_row(info.name, info.idea, "\n".join(params) or "-")
+    console.print(table)
+    console.print("Use them as --strategies greedy,undercut(margin=2),... or --pool; a file "
+                  "./strategies/NAME.py adds NAME (README 'Write your own strategy').",
+                  markup=False)
+
+
+@app.command(epilog="Example: samsim bench --games 200000 --markdown bench.md")
+def bench(
+    games: Annotated[int, typer.Option(help="Games per measurement (x threads, up to 4x, "
+                                            "for scaling).")] = 100000,
+    reference_games: Annotated[int, typer.Option(
+        help="Games for the reference engine (about 1,000 games/s).")] = 500,
+    compile: Annotated[bool, typer.Option(
+        "--compile", help="Also time compiling from an empty cache (several minutes).")] = False,
+    markdown: Annotated[Optional[Path], typer.Option(metavar="FILE",
+                                                     help="Also write the tables here.")] = None,
+):
+    """Measure this machine: games/s per core for each player count, scaling with threads,
+    speed-up over the reference engine."""
+    from rich import box
+    from rich.table import Table
+
+    from samsim import bench as measure
+
+    try:
+        if games < 1 or reference_games < 1:
+            raise ValueError("--games and --reference-games must be at least 1")
+        if markdown is not None and not markdown.parent.is_dir():
+            raise ValueError(f"cannot write {markdown}: folder {markdown.parent} does not exist")
+        with status_console.status("measuring...") as status:
+            result = measure.run(games=games, reference_games=reference_games, compile=compile,
+                                 note=lambda text: status.update(f"measuring: {text}"))
+    except (ValueError, OSError) as error:
+        _fail(str(error))
+    per_players, per_threads = measure.tables(result)
+    for headers, rows in ((measure.PLAYER_HEADERS, per_players),
+                          (measure.THREAD_HEADERS, per_threads)):
+        table = Table(box=box.SIMPLE_HEAD, show_edge=False)
+        for h in headers:
+            table.add_column(h, justify="right")
+        for row in rows:
+            table.add_row(*row)
+        console.print(table)
+    if result.compile:
+        console.print(f"compile: cold {result.compile['cold']:.1f} s, warm "
+                      f"{result.compile['warm']:.1f} s")
+    console.print(f"machine: {result.machine}", markup=False)
+    if markdown is not None:
+        markdown.write_text(measure.markdown(result), encoding="utf-8")
+
+
+@app.command("run", epilog="Example: samsim run experiments/showdown.toml")
+def run_experiment(
+    file: Annotated[Path, typer.Argument(metavar="FILE", help="Experiment file (TOML).",
+                                         show_default=False)],
+    results_dir: Annotated[Path, typer.Option(
+        "--results", metavar="DIR", help="Where results/NAME/ goes.")] = Path("results"),
+    threads: Annotated[Optional[int], typer.Option(help="Threads to use.")] = None,
+    resume: Annotated[bool, typer.Option("--resume", help="Finish an interrupted run.")] = False,
+    overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace earlier results.")]
+    = False,
+):
+    """Run an experiment file: its runs go to results/NAME/<N>p/, its report to
+    results/NAME/report/."""
+    from samsim import experiment
+    from samsim.report import load_report, print_report, write_report
+
+    try:
+        exp = experiment.load(file)
+        data = _load_rules(exp.rules)
+        record = _record_option(",".join(exp.record) if exp.record else None)
+        runs = []
+        for players in exp.players:
+            seats = _seating(players, ",".join(exp.strategies) if exp.strategies else None,
+                             ",".join(exp.pool) if exp.pool else None)
+            games = _pool_games(exp.games, seats)
+            out = exp.run_dir(results_dir, players)
+            _run(games, players, exp.seed, data, seats,
+                 exp.chunk_size or DEFAULT_CHUNK, threads, out, resume, overwrite, record,
+                 label=f"{players} players")
+            runs.append(out)
+        result = load_report(runs)
+        written = write_report(result, exp.report_dir(results_dir))
+    except (ValueError, OSError) as error:
+        _fail(str(error))
+    if exp.description:
+        console.print(exp.description, markup=False)
+    print_report(result, console)
+    console.print(f"report: {written[0]} (+ {len(written) - 1} plots)", markup=False)
 
 
 @app.command(epilog="Example: samsim trace --players 4 --seed 7 --games 1 --out game0.jsonl")

@@ -17,6 +17,7 @@ import pandas as pd
 from numba import prange
 
 from samsim import components as comps
+from samsim import schema
 from samsim.components import TILE_KINDS, GameData
 from samsim.decisions import (BUILD, CARD, DECISION_LEN, ERRORS, GROUP, HOLIDAY, MAX_PICKS, MAX_TAKE,
                               N_TAKE, RECALL, SEND_HOME, SUITE_ROOM, SWITCH, TAKE)
@@ -114,20 +115,21 @@ def _check_players(data: GameData, players) -> int:
 
 def run_batch(games: int, players: int, seed: int, game0: int = 0, data: GameData | None = None,
               params=None, threads: int | None = None, log: bool = False,
-              reuse: State | None = None, strategies=None) -> State:
+              reuse: State | None = None, strategies=None, record: bool = False) -> State:
     """Deal and play games ``game0 .. game0+games-1`` in one batch; returns the final state arrays.
 
     ``strategies``: one strategy spec for every seat (``"greedy"``, ``"undercut(margin=2)"``) or a
     list with one per seat, or a ``Lineup``; ``random`` by default. ``params`` overrides strategy
     parameters (a dict for every seat, or one per seat).
 
+    ``record`` keeps each seat's end-of-round record (``State.record``, schema ``rounds``).
     ``reuse`` is a state of at least ``games`` rows from an earlier batch of the same shape: the deal
     overwrites everything a game reads, and touching fresh memory cost as much as a fifth of the run.
     """
     data = data or comps.load()
     players = _check_players(data, players)
     if reuse is None:
-        st = allocate(data.components, games, players, log=log)
+        st = allocate(data.components, games, players, log=log, record=record)
     else:
         st = State(*(a[:games] for a in reuse))
     ctl = _control(data, players, seed, game0, strategies, params)
@@ -137,14 +139,10 @@ def run_batch(games: int, players: int, seed: int, game0: int = 0, data: GameDat
     if broken.size:  # a strategy broke a rule: a bug in it, never a result row
         g = int(broken[0])
         seat = int(st.error[g, ERROR_SEAT])
-        raise IllegalDecision(f"strategy {ctl.lineup.specs()[seat]} (seat {seat}) made an illegal "
+        raise IllegalDecision(f"strategy {ctl.lineup.seating(game0 + g)[seat]} (seat {seat}) made an illegal "
                               f"decision in game {game0 + g} (seed {seed}), round "
                               f"{st.error[g, ERROR_ROUND]}: {ERRORS[int(st.error[g, ERROR_CODE])]}")
     return st
-
-
-RESULT_COLUMNS = ("money", "score", "free_rooms", "rank", "win_credit", "tiles_bought",
-                  "tourists_hosted", "income", "spent")
 
 
 def _count(value, name: str) -> int:
@@ -153,17 +151,26 @@ def _count(value, name: str) -> int:
     return int(value)
 
 
-def _batches(games, players, seed, data, seats, chunk_size, threads):
-    """Play the run chunk by chunk; yields (first game, games, state) with the state's rows reused
-    by the next chunk (copy what you keep)."""
-    rows = allocate(data.components, min(chunk_size, games), players)
-    for start in range(0, games, chunk_size):
-        n = min(chunk_size, games - start)
-        yield start, n, run_batch(n, players, seed, start, data, None, threads, reuse=rows,
-                                  strategies=seats)
+def batches(ranges, players: int, seed: int, data: GameData, seats, chunk_size: int = DEFAULT_CHUNK,
+            threads: int | None = None, record: bool = False) -> Iterator[tuple[int, int, State]]:
+    """Play the games of ``ranges`` (``(first, stop)`` pairs of game ids) in chunks of at most
+    ``chunk_size``; yields ``(first, games, state)``, the state's rows reused by the next chunk
+    (copy what you keep). Arguments are those ``checked`` returns."""
+    ranges = [(int(a), int(b)) for a, b in ranges if b > a]
+    if not ranges:
+        return
+    most = min(chunk_size, max(b - a for a, b in ranges))
+    rows = allocate(data.components, most, players, record=record)
+    for first, stop in ranges:
+        for start in range(first, stop, chunk_size):
+            n = min(chunk_size, stop - start)
+            yield start, n, run_batch(n, players, seed, start, data, None, threads, reuse=rows,
+                                      strategies=seats)
 
 
-def _checked(games, players, seed, data, params, chunk_size, threads, strategies):
+def checked(games, players, seed, data, params, chunk_size, threads, strategies):
+    """The arguments of a run, validated (ValueError naming the bad one) before any game is
+    played: (games, players, seed, data, line-up, chunk_size, threads)."""
     data = data or comps.load()
     games, chunk_size = _count(games, "games"), _count(chunk_size, "chunk_size")
     players = _check_players(data, players)
@@ -183,39 +190,26 @@ def simulate_chunks(games: int, players: int = 4, seed: int = 0, data: GameData 
     Inputs are checked now, before the first chunk is asked for: a bad one is reported before any
     work starts.
     """
-    run = _checked(games, players, seed, data, params, chunk_size, threads, strategies)
-    players = run[1]
-    return (pd.DataFrame(_columns(st, start, n, players)) for start, n, st in _batches(*run))
-
-
-def _columns(st: State, start: int, n: int, players: int) -> dict:
-    cols = {"game": np.repeat(np.arange(start, start + n), players),
-            "seat": np.tile(np.arange(players), n)}
-    for name in RESULT_COLUMNS:
-        cols[name] = getattr(st, name).reshape(-1).copy()
-    return cols
+    games, players, seed, data, seats, chunk_size, threads = checked(
+        games, players, seed, data, params, chunk_size, threads, strategies)
+    specs = seats.specs()
+    return (schema.results_frame(st, start, n, specs) for start, n, st in
+            batches([(0, games)], players, seed, data, seats, chunk_size, threads))
 
 
 def simulate(games: int, players: int = 4, seed: int = 0, data: GameData | None = None,
              params=None, chunk_size: int = DEFAULT_CHUNK, threads: int | None = None,
              strategies=None) -> pd.DataFrame:
-    """Play ``games`` games (seats playing ``strategies``, see ``run_batch``); one row per game
-    and seat.
+    """Play ``games`` games (seats playing ``strategies``, see ``run_batch``; a pool rotated
+    through the seats is ``samsim.strategy.rotation``); one row per game and seat, in the
+    ``results`` layout of ``samsim.schema`` (README "Results").
 
-    Columns: game, seat, then RESULT_COLUMNS (final money, score = money + unused special tiles,
-    free rooms, rank 1 = winner, win credit 1/k for k tied winners, tiles bought, tourists hosted,
-    money earned from guests and pools, money spent on tiles). Game g of any run with the same seed
-    is the same game, whatever the chunk size or thread count.
+    Game g of any run with the same seed is the same game, whatever the chunk size or thread
+    count.
     """
-    run = _checked(games, players, seed, data, params, chunk_size, threads, strategies)
-    games, players = run[0], run[1]
-    out = {"game": np.repeat(np.arange(games), players), "seat": np.tile(np.arange(players), games)}
-    for start, n, st in _batches(*run):  # filled in place: no per-chunk frames to concatenate
-        for name in RESULT_COLUMNS:
-            column = getattr(st, name)
-            out.setdefault(name, np.empty(games * players, column.dtype))
-            out[name][start * players:(start + n) * players] = column.reshape(-1)
-    return pd.DataFrame(out, copy=False)
+    parts = list(simulate_chunks(games, players, seed, data, params, chunk_size, threads,
+                                 strategies))
+    return parts[0] if len(parts) == 1 else pd.concat(parts, ignore_index=True)
 
 
 def snapshot(data: GameData, st: State, g: int = 0) -> dict:
@@ -450,5 +444,5 @@ def play_position(data: GameData | None, position: dict, log: bool = True) -> Ga
     return _record(data, st, log)
 
 
-__all__ = ["simulate", "run_batch", "play_game", "play_position", "GameRecord", "IllegalDecision",
+__all__ = ["simulate", "simulate_chunks", "batches", "checked", "run_batch", "play_game", "play_position", "GameRecord", "IllegalDecision",
            "snapshot"]

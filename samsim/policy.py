@@ -36,6 +36,12 @@ def _clear_nb(st, g, first, end):
 
 
 @rule
+def _seating_nb(ctl, g):
+    """The line-up's seating of game g: a pool rotates through the seats by game id."""
+    return (ctl.game0 + g) % ctl.seat_strategy.shape[0]
+
+
+@rule
 def _seat_rng_nb(st, g, p):
     return st.rng[g, 1 + p:2 + p]
 
@@ -45,7 +51,8 @@ def decide_card_nb(comp, st, ctl, g, p, r):
     """Price card, with RECALL first (it is used at the moment the card is chosen)."""
     _clear_nb(st, g, CARD, SWITCH)
     if not _follow_script_nb(st, ctl, g, r, p, CARD, SWITCH):
-        dispatch_card(ctl.lineup, ctl.seat_strategy[p], comp, st, g, p, ctl.params[p],
+        k = _seating_nb(ctl, g)
+        dispatch_card(ctl.lineup, ctl.seat_strategy[k, p], comp, st, g, p, ctl.params[k, p],
                       _seat_rng_nb(st, g, p), st.decision[g])
 
 
@@ -53,7 +60,8 @@ def decide_card_nb(comp, st, ctl, g, p, r):
 def decide_switch_nb(comp, st, ctl, g, p, r):
     _clear_nb(st, g, SWITCH, BUILD)
     if not _follow_script_nb(st, ctl, g, r, p, SWITCH, BUILD):
-        dispatch_switch(ctl.lineup, ctl.seat_strategy[p], comp, st, g, p, ctl.params[p],
+        k = _seating_nb(ctl, g)
+        dispatch_switch(ctl.lineup, ctl.seat_strategy[k, p], comp, st, g, p, ctl.params[k, p],
                         _seat_rng_nb(st, g, p), st.decision[g])
 
 
@@ -62,7 +70,8 @@ def decide_build_nb(comp, st, ctl, g, p, r):
     """Called when a tile is offered and affordable: which kind (and the suite's room), or pass."""
     _clear_nb(st, g, BUILD, SEND_HOME)
     if not _follow_script_nb(st, ctl, g, r, p, BUILD, SEND_HOME):
-        dispatch_build(ctl.lineup, ctl.seat_strategy[p], comp, st, g, p, ctl.params[p],
+        k = _seating_nb(ctl, g)
+        dispatch_build(ctl.lineup, ctl.seat_strategy[k, p], comp, st, g, p, ctl.params[k, p],
                        _seat_rng_nb(st, g, p), st.decision[g])
 
 
@@ -71,8 +80,9 @@ def decide_send_home_nb(comp, st, ctl, g, p, r):
     """At the start of the seat's tourist turn: rooms to empty with the SEND_HOME tile, if any."""
     _clear_nb(st, g, SEND_HOME, GROUP)
     if not _follow_script_nb(st, ctl, g, r, p, SEND_HOME, GROUP):
-        dispatch_send_home(ctl.lineup, ctl.seat_strategy[p], comp, st, g, p,
-                           ctl.params[p], _seat_rng_nb(st, g, p), st.decision[g])
+        k = _seating_nb(ctl, g)
+        dispatch_send_home(ctl.lineup, ctl.seat_strategy[k, p], comp, st, g, p,
+                           ctl.params[k, p], _seat_rng_nb(st, g, p), st.decision[g])
 
 
 @rule
@@ -81,7 +91,8 @@ def decide_take_nb(comp, st, ctl, g, p, r):
     st.decision[g, GROUP] = -1
     st.decision[g, N_TAKE] = 0
     if not _follow_script_nb(st, ctl, g, r, p, GROUP, HOLIDAY):
-        dispatch_take(ctl.lineup, ctl.seat_strategy[p], comp, st, g, p, ctl.params[p],
+        k = _seating_nb(ctl, g)
+        dispatch_take(ctl.lineup, ctl.seat_strategy[k, p], comp, st, g, p, ctl.params[k, p],
                       _seat_rng_nb(st, g, p), st.decision[g])
 
 
@@ -90,5 +101,6 @@ def decide_holiday_nb(comp, st, ctl, g, p, r):
     """Staff holiday: which tourists (rooms) to send home."""
     _clear_nb(st, g, HOLIDAY, DECISION_LEN)
     if not _follow_script_nb(st, ctl, g, r, p, HOLIDAY, DECISION_LEN):
-        dispatch_holiday(ctl.lineup, ctl.seat_strategy[p], comp, st, g, p, ctl.params[p],
+        k = _seating_nb(ctl, g)
+        dispatch_holiday(ctl.lineup, ctl.seat_strategy[k, p], comp, st, g, p, ctl.params[k, p],
                          _seat_rng_nb(st, g, p), st.decision[g])

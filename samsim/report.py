@@ -1,49 +1,214 @@
-"""Terminal reports (rich): what a person reads after a run.
+"""Win-rate reports: what a person reads after a run, in the terminal (rich) and on disk
+(Markdown with PNG plots).
 
-Rendering lives here, not in the CLI, so that a notebook user gets the same table from the same
-frame (``rich.print(seat_table(seat_summary(df)))``).
+Rendering lives here, not in the CLI, so that a notebook user gets the same tables from the same
+counts (``samsim.stats.Tally``). A report reads its inputs chunk by chunk, so one of ten million
+games needs no more memory than one of ten thousand.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
 from rich import box
+from rich.console import Console
 from rich.table import Table
 
+import samsim
 from samsim.components import GameData
+from samsim.stats import Tally
 
-
-def seat_table(summary: pd.DataFrame, title: str | None = None) -> Table:
-    """The per-seat table of ``samsim.stats.seat_summary``."""
-    confidence = summary.attrs.get("confidence", 0.95)
-    # Compact enough for an 80-column terminal (and for output piped to a file, which rich
-    # renders 80 wide): headers break over two lines rather than numbers being cut.
-    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 0, 0, 1),
-                  show_edge=False)
-    for header in ("seat", "games", "wins", "win\nrate", f"{confidence:.0%} CI\n(win rate)",
-                   "mean\nscore", "median\nscore", "guests\n/game", "tiles\n/game"):
-        table.add_column(header, justify="right", no_wrap=True)
-    for seat, row in summary.iterrows():
-        wins = float(row["wins"])
-        table.add_row(
-            str(seat), f"{int(row['games']):,}",
-            f"{wins:,.0f}" if wins.is_integer() else f"{wins:,.1f}",
-            f"{row['win_rate']:.2%}", f"{100 * row['win_low']:.2f}-{row['win_high']:.2%}",
-            f"{row['mean_score']:.2f}", f"{row['median_score']:g}",
-            f"{row['mean_tourists']:.2f}", f"{row['mean_tiles']:.2f}",
-        )
-    return table
+#: The grouping of each table of a report, and the column header naming it.
+GROUPINGS = (("strategy", "strategy"), ("seat", "seat"))
+FILES = ("report.md", "win_rate_by_seat.png", "score_by_strategy.png", "money_by_round.png")
 
 
 def data_note(data: GameData) -> str:
     """Which data file produced the numbers, and whether it holds assumed values (said once per
     report, as shared/docs/components.md asks)."""
-    note = f"data: {Path(data.source).name} (sha256 {data.sha256[:12]})"
-    if data.assumed:
-        note += (f"; assumed values, not confirmed from a physical copy: {', '.join(data.assumed)}")
+    return _data_note(data.source, data.sha256, data.assumed)
+
+
+def _data_note(source: str, sha256: str, assumed) -> str:
+    note = f"data: {Path(source).name} (sha256 {sha256[:12]})"
+    if assumed:
+        note += f"; assumed values, not confirmed from a physical copy: {', '.join(assumed)}"
     return note
 
 
-__all__ = ["seat_table", "data_note"]
+@dataclass
+class Report:
+    """The counts of one or more result files or folders, and where they came from."""
+
+    tally: Tally
+    sources: list[tuple[str, dict]] = field(default_factory=list)  # (path, run metadata)
+
+    @property
+    def player_counts(self) -> list[int]:
+        return sorted({int(p) for p in self.tally.seats.index.get_level_values("players")})
+
+    def summary(self, players: int, by: str) -> pd.DataFrame:
+        """Rows of one player count by strategy (strongest first) or by seat."""
+        table = self.tally.summary(("players", by)).xs(players, level="players")
+        if by == "strategy":
+            table = table.sort_values("win_rate", ascending=False, kind="stable")
+        return table
+
+    def notes(self) -> list[str]:
+        """One line per input (seed, games, version), and the data files used."""
+        lines = []
+        for path, meta in self.sources:
+            games = f"{meta.get('games_found', 0):,} games"
+            if not meta.get("complete", True):
+                games += f" of {meta.get('games', 0):,} (interrupted: finish it with --resume)"
+            lines.append(f"{path}: {meta.get('players')} players, {games}, seed {meta.get('seed')}, "
+                         f"samsim {meta.get('samsim_version')}")
+        datas = {(m.get("data_file", "?"), m.get("data_sha256", "?"), tuple(m.get("data_assumed", ())))
+                 for _, m in self.sources}
+        for source, sha, assumed in sorted(datas):
+            lines.append(_data_note(source, sha, assumed))
+        if len(datas) > 1:
+            lines.append("warning: the inputs were played with different data files")
+        return lines
+
+
+def load_report(paths) -> Report:
+    """Tally the result files or run folders ``paths`` (chunk by chunk); rounds are included
+    where they were recorded."""
+    from samsim import results
+
+    report = Report(Tally())
+    for path in paths:
+        meta = results.run_metadata(path)
+        for frame in results.iter_chunks(path, "results"):
+            report.tally.add(frame)
+        if "rounds" in meta.get("record", []):
+            for frame in results.iter_chunks(path, "rounds"):
+                report.tally.add_rounds(frame)
+        report.sources.append((str(path), meta))
+    if report.tally.n_games == 0:
+        raise results.ResultsError(f"no finished games in {', '.join(map(str, paths))}")
+    return report
+
+
+# ------------------------------------------------------------------------------------ terminal
+
+_HEADERS = ("games", "wins", "win\nrate", "{ci}\n(win rate)", "mean\nscore", "median\nscore",
+            "sd")
+
+
+def _cells(row: pd.Series) -> list[str]:
+    wins = float(row["wins"])
+    return [f"{int(row['games']):,}", f"{wins:,.0f}" if wins.is_integer() else f"{wins:,.1f}",
+            f"{row['win_rate']:.2%}", f"{100 * row['win_low']:.2f}-{row['win_high']:.2%}",
+            f"{row['mean']:.2f}", f"{row['median']:g}", f"{row['sd']:.2f}"]
+
+
+def summary_table(summary: pd.DataFrame, key: str, title: str | None = None) -> Table:
+    """A rich table of ``Tally.summary`` rows (one per strategy or seat)."""
+    confidence = summary.attrs.get("confidence", 0.95)
+    # Compact enough for an 80-column terminal (and for output piped to a file, which rich
+    # renders 80 wide): headers break over two lines rather than numbers being cut.
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 0, 0, 1),
+                  show_edge=False)
+    table.add_column(key, justify="left" if key == "strategy" else "right", no_wrap=True)
+    for header in _HEADERS:
+        table.add_column(header.format(ci=f"{confidence:.0%} CI"), justify="right", no_wrap=True)
+    for name, row in summary.iterrows():
+        table.add_row(str(name), *_cells(row))
+    return table
+
+
+def print_report(report: Report, console: Console) -> None:
+    games = report.tally.game_summary()
+    for players in report.player_counts:
+        played = int(games.loc[players, "games"])
+        console.print(f"[bold]{players} players[/bold]: {played:,} games; fair share "
+                      f"{1 / players:.1%} per seat; wins count draws as shared")
+        for key, _ in GROUPINGS:
+            summary = report.summary(players, key)
+            if key == "strategy" and len(summary) == 1:
+                continue
+            console.print(summary_table(summary, key))
+            console.print()
+        row = games.loc[players]
+        console.print(f"draws {row['draws']:.2%} of games; winner-to-last spread of final score: "
+                      f"mean {row['spread_mean']:.1f}, median {row['spread_median']:g}, "
+                      f"90% of games within {row['spread_q90']:g}")
+        console.print()
+    for line in report.notes():
+        console.print(line, markup=False, style="yellow" if "assumed" in line or
+                      "warning" in line or "interrupted" in line else None)
+
+
+# ------------------------------------------------------------------------------------ Markdown
+
+
+def _markdown_table(summary: pd.DataFrame, key: str) -> str:
+    confidence = summary.attrs.get("confidence", 0.95)
+    headers = [key, "games", "wins", "win rate", f"{confidence:.0%} CI", "mean score",
+               "median score", "sd"]
+    lines = ["| " + " | ".join(headers) + " |",
+             "| " + " | ".join(["---"] + ["---:"] * (len(headers) - 1)) + " |"]
+    for name, row in summary.iterrows():
+        name = f"`{name}`" if key == "strategy" else str(name)
+        lines.append("| " + " | ".join([name, *_cells(row)]) + " |")
+    return "\n".join(lines)
+
+
+def _cross_table(report: Report, players: int) -> str:
+    """Win rate of each strategy in each seat (a pool rotated through the seats)."""
+    table = report.tally.summary(("players", "strategy", "seat")).xs(players, level="players")
+    rates = table["win_rate"].unstack("seat")
+    seats = list(rates.columns)
+    lines = ["| strategy | " + " | ".join(f"seat {s}" for s in seats) + " |",
+             "| --- | " + " | ".join("---:" for _ in seats) + " |"]
+    for name, row in rates.iterrows():
+        cells = ["" if pd.isna(v) else f"{v:.1%}" for v in row]
+        lines.append(f"| `{name}` | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def markdown(report: Report, plots: list[str]) -> str:
+    games = report.tally.game_summary()
+    parts = [f"# Win-rate report", "",
+             f"samsim {samsim.__version__}. Wins count draws as shared (1/k each); intervals are "
+             f"95% Wilson score intervals; the score is final money with each unused special "
+             f"tile counted as 3. Results hold for these strategies and this data only.", ""]
+    parts += [f"- {line}" for line in report.notes()] + [""]
+    for players in report.player_counts:
+        row = games.loc[players]
+        parts += [f"## {players} players", "",
+                  f"{int(row['games']):,} games; fair share {1 / players:.1%} per seat; draws "
+                  f"{row['draws']:.2%}; winner-to-last spread of final score: mean "
+                  f"{row['spread_mean']:.1f}, median {row['spread_median']:g}, 90% quantile "
+                  f"{row['spread_q90']:g}.", ""]
+        for key, _ in GROUPINGS:
+            summary = report.summary(players, key)
+            if key == "strategy" and len(summary) == 1:
+                continue
+            parts += [f"### By {key}", "", _markdown_table(summary, key), ""]
+        if len(report.summary(players, "strategy")) > 1:
+            parts += ["### Win rate by strategy and seat", "", _cross_table(report, players), ""]
+    if plots:
+        parts += ["## Plots", ""]
+        parts += [f"![{Path(p).stem.replace('_', ' ')}]({Path(p).name})" for p in plots] + [""]
+    return "\n".join(parts)
+
+
+def write_report(report: Report, out: str | Path) -> list[Path]:
+    """``report.md`` and its PNG plots in folder ``out``; returns the files written."""
+    from samsim import plots
+    from samsim.results import prepare_output_dir
+
+    out = prepare_output_dir(out)
+    written = plots.draw_all(report, out)
+    path = out / "report.md"
+    path.write_text(markdown(report, [str(p) for p in written]), encoding="utf-8")
+    return [path, *written]
+
+
+__all__ = ["Report", "load_report", "print_report", "summary_table", "markdown", "write_report",
+           "data_note"]

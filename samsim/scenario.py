@@ -957,7 +957,8 @@ def describe_events(data: GameData, events: Sequence[Sequence[int]], position: M
                          "instead")
         elif kind == "BUY":
             bought.add((rnd, s))
-            text = f"{head}{who(s)} buys a {TILE_KINDS[a]} tile for {b}"
+            article = "an" if TILE_KINDS[a][0] in "aeiou" else "a"
+            text = f"{head}{who(s)} buys {article} {TILE_KINDS[a].replace('_', ' ')} tile for {b}"
             if s < n_seats:
                 if a == EXTRA_ROOM:
                     text += f" (new room {len(rooms[s])})"

@@ -19,6 +19,12 @@ MEMO_LEN = 32
 #: error[g] fields: what went wrong (an ``samsim.decisions`` error code), in which round and seat.
 ERROR_CODE, ERROR_ROUND, ERROR_SEAT = range(3)
 
+#: record[g, p, r] fields, kept per seat at the end of each round when a run records rounds:
+#: money (coins), rooms holding a tourist, price card played (index into the data file's cards,
+#: after any SWITCH), tile kind bought (index into TILE_KINDS, -1 = none), tourists hosted.
+RECORD_FIELDS = ("money", "rooms_filled", "card", "tile", "hosted")
+REC_MONEY, REC_ROOMS, REC_CARD, REC_TILE, REC_HOSTED = range(len(RECORD_FIELDS))
+
 
 class State(NamedTuple):
     round_no: np.ndarray  # int64[G]: next round to play, 0-based (rounds when the game is over)
@@ -65,10 +71,13 @@ class State(NamedTuple):
     error: np.ndarray  # int64[G, 3]: ERROR_CODE, ERROR_ROUND, ERROR_SEAT; code 0 = fine
     events: np.ndarray  # int64[G or 0, MAX_EVENTS, 7]: event rows (events.py); 0 rows = no logging
     n_events: np.ndarray  # int64[G]: rows written to events[g]
+    record: np.ndarray  # int64[G or 0, N, rounds, RECORD_FIELDS]: per-round record; 0 rows = none
 
 
-def allocate(comp: Components, games: int, players: int, log: bool = False) -> State:
-    """Zeroed state for ``games`` games of ``players`` players (the deal fills it in)."""
+def allocate(comp: Components, games: int, players: int, log: bool = False,
+             record: bool = False) -> State:
+    """Zeroed state for ``games`` games of ``players`` players (the deal fills it in); ``log``
+    keeps every event, ``record`` the per-round record."""
     if not 3 <= players <= MAX_SEATS:
         raise ValueError(f"players must be 3..{MAX_SEATS}, got {players}")
     g, n = games, players
@@ -94,6 +103,7 @@ def allocate(comp: Components, games: int, players: int, log: bool = False) -> S
         spent=z(g, n), score=z(g, n), free_rooms=z(g, n), rank=z(g, n),
         win_credit=np.zeros((g, n)), error=z(g, 3),
         events=z(g if log else 0, MAX_EVENTS if log else 0, 7), n_events=z(g),
+        record=z(g if record else 0, n, comp.rounds, len(RECORD_FIELDS)),
     )
 
 
@@ -103,8 +113,9 @@ class Control(NamedTuple):
     seed: np.uint64  # the run's seed
     game0: int  # game id of row 0 (game ids = game0 + g)
     lineup: object  # samsim.strategy.Lineup: which strategies the engine is compiled for
-    seat_strategy: np.ndarray  # int64[N]: each seat's strategy, an index into the line-up
-    params: np.ndarray  # float64[N, MAX_PARAMS]: each seat's strategy parameters
+    seat_strategy: np.ndarray  # int64[S, N]: each seat's strategy (an index into the line-up) in
+    #   each of the line-up's S seatings; game id k plays seating k mod S
+    params: np.ndarray  # float64[S, N, MAX_PARAMS]: each seat's strategy parameters, per seating
     script: np.ndarray  # int64[G or 0, rounds, N, DECISION_LEN]: scripted decisions, CARD -1 = none
     arrivals: np.ndarray  # int64[G or 0, rounds, max_groups, chips_per_nation]: fixed groups, -1
     #   padded; arrivals[g, r, 0, 0] == NO_OVERRIDE leaves round r to the draw

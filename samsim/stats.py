@@ -1,9 +1,15 @@
-"""Win rates with honest intervals, and the per-seat summary of a simulation.
+"""Win rates with honest intervals, and the counts every summary of a run is computed from.
 
 Wins are counted as win credit: a draw between k seats gives each 1/k of a win, so the win counts
 of a game add up to exactly 1 and a seat's win rate is an unbiased share of the games. The interval
 is Wilson's score interval, which unlike the normal approximation stays inside [0, 1] and keeps its
 coverage for rare winners and small runs; it accepts the fractional counts draws produce.
+
+A ``Tally`` keeps, chunk by chunk, how many seats of each (player count, strategy, seat) ended
+with each final score, and how many games ended with each winner-to-last spread. Scores are small
+integers, so these tables stay a few thousand rows however many games are added, and every
+figure of a report (means, exact medians and quantiles, standard deviations, win rates) follows
+from them: ten million games are summarised in the memory of one chunk.
 """
 
 from __future__ import annotations
@@ -30,31 +36,176 @@ def wilson_interval(successes, n, confidence: float = 0.95) -> tuple[np.ndarray,
     return np.clip(centre - half, 0, 1), np.clip(centre + half, 0, 1)
 
 
-SUMMARY_COLUMNS = ("games", "wins", "win_rate", "win_low", "win_high", "mean_score",
-                   "median_score", "mean_tourists", "mean_tiles")
+_SEATS = ["players", "strategy", "seat", "score"]
+_GAMES = ["players", "spread", "draw"]
+_ROUNDS = ["players", "strategy", "round"]
 
 
-def seat_summary(results: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
-    """One row per seat of a results frame (``samsim.simulate``'s layout): games, wins (win
-    credit, so draws are shared), win rate with its Wilson interval, mean and median final score,
-    mean tourists hosted and mean tiles bought."""
-    by_seat = results.groupby("seat", sort=True)
-    games = by_seat.size().astype(np.int64)
-    wins = by_seat["win_credit"].sum()
-    low, high = wilson_interval(wins.to_numpy(), games.to_numpy(), confidence)
-    out = pd.DataFrame({
-        "games": games,
-        "wins": wins,
-        "win_rate": wins / games,
-        "win_low": low,
-        "win_high": high,
-        "mean_score": by_seat["score"].mean(),
-        "median_score": by_seat["score"].median(),
-        "mean_tourists": by_seat["tourists_hosted"].mean(),
-        "mean_tiles": by_seat["tiles_bought"].mean(),
-    })
-    out.attrs["confidence"] = confidence
+class Tally:
+    """Counts of a run's results, added chunk by chunk (``add``, ``add_rounds``) or merged
+    (``merge``); ``summary``, ``game_summary`` and ``round_summary`` turn them into tables.
+
+    ``meta`` holds the configuration of what was tallied (set by whoever fills it)."""
+
+    def __init__(self):
+        self._parts: dict[str, list[pd.DataFrame]] = {"seats": [], "games": [], "rounds": []}
+        self.meta: dict = {}
+
+    def _push(self, name: str, counts: pd.DataFrame) -> None:
+        parts = self._parts[name]
+        parts.append(counts)
+        if len(parts) >= 64:  # fold now and then: memory stays at the table's size
+            self._parts[name] = [self._table(name)]
+
+    def _table(self, name: str) -> pd.DataFrame:
+        parts = self._parts[name]
+        if not parts:
+            return pd.DataFrame()
+        keys = list(parts[0].index.names)
+        return pd.concat(parts).groupby(level=keys, observed=True, sort=True).sum()
+
+    def add(self, results: pd.DataFrame) -> "Tally":
+        """Count a frame of whole games in the ``results`` layout (``samsim.schema``)."""
+        if results.empty:
+            return self
+        strategy = results["strategy"].astype(str)
+        seats = results.assign(strategy=strategy, n=1).groupby(_SEATS, sort=False)
+        self._push("seats", seats.agg(n=("n", "sum"), wins=("win_credit", "sum")))
+        per_game = results.groupby("game", sort=False).agg(
+            players=("players", "first"), high=("score", "max"), low=("score", "min"),
+            top=("win_credit", "max"))
+        games = pd.DataFrame({"players": per_game["players"],
+                              "spread": per_game["high"] - per_game["low"],
+                              "draw": per_game["top"] < 1, "n": 1})
+        self._push("games", games.groupby(_GAMES, sort=False).agg(n=("n", "sum")))
+        return self
+
+    def add_rounds(self, rounds: pd.DataFrame) -> "Tally":
+        """Count a frame in the ``rounds`` layout: money, rooms filled and hosting per round."""
+        if rounds.empty:
+            return self
+        frame = rounds.assign(strategy=rounds["strategy"].astype(str), n=1,
+                              money=rounds["money"].astype(np.int64))
+        frame["money_sq"] = frame["money"] ** 2
+        grouped = frame.groupby(_ROUNDS, sort=False)
+        self._push("rounds", grouped.agg(n=("n", "sum"), money=("money", "sum"),
+                                         money_sq=("money_sq", "sum"),
+                                         rooms_filled=("rooms_filled", "sum"),
+                                         hosted=("hosted", "sum"),
+                                         tiles=("tile", lambda t: int((t >= 0).sum()))))
+        return self
+
+    def merge(self, other: "Tally") -> "Tally":
+        for name, parts in other._parts.items():
+            for part in parts:
+                self._push(name, part)
+        return self
+
+    @property
+    def seats(self) -> pd.DataFrame:
+        """Seats ending with each score: index (players, strategy, seat, score), columns n, wins."""
+        return self._table("seats")
+
+    @property
+    def games(self) -> pd.DataFrame:
+        """Games by winner-to-last spread and draw: index (players, spread, draw), column n."""
+        return self._table("games")
+
+    @property
+    def rounds(self) -> pd.DataFrame:
+        """Per-round sums: index (players, strategy, round), columns n, money, money_sq,
+        rooms_filled, hosted, tiles. Empty unless rounds were recorded."""
+        return self._table("rounds")
+
+    @property
+    def n_games(self) -> int:
+        games = self.games
+        return int(games["n"].sum()) if len(games) else 0
+
+    def summary(self, by=("players", "strategy"), confidence: float = 0.95) -> pd.DataFrame:
+        """One row per group (``by``: any of players, strategy, seat): seat-games, wins (draws
+        shared), win rate with its Wilson interval, and the final score's mean, median, standard
+        deviation and 10%/90% quantiles."""
+        seats = self.seats
+        if seats.empty:
+            raise ValueError("nothing tallied yet")
+        by = list(by)
+        rows = {}
+        for key, group in seats.groupby(level=by, observed=True, sort=True):
+            scores = group.index.get_level_values("score").to_numpy()
+            counts = group["n"].to_numpy()
+            order = np.argsort(scores, kind="stable")
+            rows[key] = {"games": int(counts.sum()), "wins": float(group["wins"].sum()),
+                         **_distribution(scores[order], counts[order])}
+        out = pd.DataFrame.from_dict(rows, orient="index")
+        out.index = pd.MultiIndex.from_tuples(out.index, names=by) if len(by) > 1 else \
+            pd.Index([k[0] if isinstance(k, tuple) else k for k in out.index], name=by[0])
+        out.insert(2, "win_rate", out["wins"] / out["games"])
+        low, high = wilson_interval(out["wins"].to_numpy(), out["games"].to_numpy(), confidence)
+        out.insert(3, "win_low", low)
+        out.insert(4, "win_high", high)
+        out.attrs["confidence"] = confidence
+        return out
+
+    def game_summary(self) -> pd.DataFrame:
+        """Per player count: games, share of draws, and the winner-to-last spread of final score
+        (mean, median, 90% quantile)."""
+        games = self.games
+        rows = {}
+        for players, group in games.groupby(level="players", sort=True):
+            n = group["n"].to_numpy()
+            spreads = group.index.get_level_values("spread").to_numpy()
+            draws = group.index.get_level_values("draw").to_numpy().astype(bool)
+            order = np.argsort(spreads, kind="stable")
+            dist = _distribution(spreads[order], n[order])
+            rows[players] = {"games": int(n.sum()), "draws": float(n[draws].sum() / n.sum()),
+                             "spread_mean": dist["mean"], "spread_median": dist["median"],
+                             "spread_q90": dist["q90"]}
+        out = pd.DataFrame.from_dict(rows, orient="index")
+        out.index.name = "players"
+        return out
+
+    def round_summary(self) -> pd.DataFrame:
+        """Per (players, strategy, round): mean money (and its standard deviation), mean rooms
+        filled, mean tourists hosted, share of seats buying a tile."""
+        rounds = self.rounds
+        if rounds.empty:
+            return rounds
+        n = rounds["n"]
+        mean = rounds["money"] / n
+        return pd.DataFrame({
+            "seats": n, "money": mean,
+            "money_sd": np.sqrt(np.maximum(rounds["money_sq"] / n - mean ** 2, 0)),
+            "rooms_filled": rounds["rooms_filled"] / n, "hosted": rounds["hosted"] / n,
+            "bought_tile": rounds["tiles"] / n,
+        })
+
+
+def _distribution(values: np.ndarray, counts: np.ndarray) -> dict:
+    """Mean, standard deviation, median and 10%/90% quantiles of ``values`` (sorted) each seen
+    ``counts`` times; the median and quantiles are numpy's (linear interpolation)."""
+    total = counts.sum()
+    mean = float((values * counts).sum() / total)
+    var = float(((values - mean) ** 2 * counts).sum() / max(total - 1, 1))
+    ends = np.cumsum(counts)  # the sorted sample's positions ends[i-1] .. ends[i]-1 hold values[i]
+
+    def quantile(q):
+        pos = q * (total - 1)
+        lo, hi = int(np.floor(pos)), int(np.ceil(pos))
+        a = values[np.searchsorted(ends, lo, side="right")]
+        b = values[np.searchsorted(ends, hi, side="right")]
+        return float(a + (b - a) * (pos - lo))
+
+    return {"mean": mean, "median": quantile(0.5), "sd": var ** 0.5, "q10": quantile(0.1),
+            "q90": quantile(0.9)}
+
+
+def tally(results: pd.DataFrame, rounds: pd.DataFrame | None = None) -> Tally:
+    """A ``Tally`` of frames in memory (``samsim.simulate``'s, or ``samsim.load``'s)."""
+    out = Tally().add(results)
+    if rounds is not None:
+        out.add_rounds(rounds)
     return out
 
 
-__all__ = ["wilson_interval", "seat_summary", "SUMMARY_COLUMNS"]
+__all__ = ["wilson_interval", "Tally", "tally"]

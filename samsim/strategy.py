@@ -26,7 +26,8 @@ by every seat before any is put down, so ``played`` shows nothing during that ch
 
 Dispatch (measured, README "Strategies"): a line-up is a Numba type whose key names the
 strategies and the hash of their source files; the engine is compiled once per line-up, with a
-switch over the seat's strategy index that inlines every strategy. Keying the type on the sources
+switch over the seat's strategy index (calling each strategy out of line unless it asks to be
+inlined). Keying the type on the sources
 is what keeps an edited strategy from running stale compiled code, and lets Numba's cache hold one
 compiled engine per line-up.
 """
@@ -112,7 +113,7 @@ def view_nb(st, g, p):
 #: State fields a strategy never sees (the test of the view checks this list is complete).
 HIDDEN = ("tile_stack", "card_order", "draw", "rng", "decision", "asked", "chosen", "memo",
           "tiles_bought", "tourists_hosted", "income", "spent", "score", "free_rooms", "rank",
-          "win_credit", "error", "events", "n_events")
+          "win_credit", "error", "events", "n_events", "record")
 
 
 class StrategyError(ValueError):
@@ -367,31 +368,54 @@ register_model(LineupType)(models.OpaqueModel)
 _MODULES: dict[tuple[str, str], ModuleType] = {}
 
 
-class Lineup:
-    """The strategies of a batch's seats: which compiled code, and each seat's index and parameters."""
+def _ident(info: StrategyInfo) -> tuple[str, str, str]:
+    return info.name, info.module.__name__, info.source_hash
 
-    def __init__(self, seats: list[Strategy], pool: list[Strategy] = ()):
-        distinct = sorted({(s.info.name, s.info.module.__name__, s.info.source_hash): s.info
-                           for s in [*seats, *pool]}.items())
+
+class Lineup:
+    """Who plays which seat: the compiled code (every strategy named, plus ``pool``) and one or
+    more seatings. With several seatings (a pool rotated through the seats), game id k plays
+    seating k mod len(seatings), whatever chunk or batch it falls in."""
+
+    def __init__(self, seats, pool=()):
+        seatings = [list(row) for row in seats] if seats and isinstance(seats[0], (list, tuple)) \
+            else [list(seats)]
+        if not seatings[0] or len({len(row) for row in seatings}) != 1:
+            raise StrategyError("every seating of a line-up must seat the same number of players")
+        everyone = [s for row in seatings for s in row]
+        distinct = sorted({_ident(s.info): s.info for s in [*everyone, *pool]}.items())
         self.key = tuple(k for k, _ in distinct)
         self.infos = [info for _, info in distinct]
         for (_, module_name, source_hash), info in distinct:
             _MODULES[(module_name, source_hash)] = info.module
-        self.seats = list(seats)
-        self.seat_strategy = np.array([self.key.index((s.info.name, s.info.module.__name__,
-                                                       s.info.source_hash)) for s in seats], np.int64)
-        self.params = np.array([s.vector() for s in seats]).reshape(len(seats), MAX_PARAMS)
+        self.seatings = seatings
+        rows, players = len(seatings), len(seatings[0])
+        self.seat_strategy = np.array([[self.key.index(_ident(s.info)) for s in row]
+                                       for row in seatings], np.int64)
+        self.params = np.array([[s.vector() for s in row] for row in seatings]
+                               ).reshape(rows, players, MAX_PARAMS)
 
-    def specs(self) -> list[str]:
-        return [s.spec() for s in self.seats]
+    @property
+    def players(self) -> int:
+        return len(self.seatings[0])
 
-    def reseat(self, seats: list[Strategy | str]) -> "Lineup":
-        """The same compiled line-up with other seats (each must be one of its strategies): a pool
-        rotated through the seats compiles once."""
-        seated = [parse_spec(s) for s in seats]
+    def specs(self) -> list[list[str]]:
+        """The spec of every seat, per seating."""
+        return [[s.spec() for s in row] for row in self.seatings]
+
+    def seating(self, game: int) -> list[str]:
+        """The specs of game id ``game``'s seats."""
+        return [s.spec() for s in self.seatings[game % len(self.seatings)]]
+
+    def reseat(self, seats) -> "Lineup":
+        """The same compiled line-up with other seats (a seating, or a list of seatings, each
+        made of its strategies): every seating of a pool runs on one compile."""
+        nested = seats and isinstance(seats[0], (list, tuple))
+        seated = [[parse_spec(s) for s in row] for row in (seats if nested else [seats])]
         out = Lineup(seated, self.infos_as_strategies())
         if out.key != self.key:
-            extra = sorted({s.name for s in seated} - {info.name for info in self.infos})
+            extra = sorted({s.info.name for row in seated for s in row}
+                           - {info.name for info in self.infos})
             raise StrategyError(f"not in this line-up: {', '.join(extra)}")
         return out
 
@@ -409,16 +433,16 @@ def _unbox_lineup(typ, obj, c):
     return NativeValue(c.context.get_dummy_value())
 
 
-def lineup(players: int, strategies=None, params=None, pool=()) -> Lineup:
+def lineup(players: int, strategies=None, params=None, extra=()) -> Lineup:
     """The line-up of ``players`` seats: one strategy for all (a name or spec) or one per seat;
     ``params`` (a dict, or one per seat) overrides parameters on top of the specs.
 
-    The engine is compiled for the seats' strategies, the whole built-in library and ``pool``:
+    The engine is compiled for the seats' strategies, the whole built-in library and ``extra``:
     one compile then serves every line-up of those (``Lineup.reseat``), and only a strategy from
     outside the library costs a new one. A ``Lineup`` is returned as it is."""
     if isinstance(strategies, Lineup):
-        if len(strategies.seats) != players:
-            raise StrategyError(f"the line-up seats {len(strategies.seats)} players, not {players}")
+        if strategies.players != players:
+            raise StrategyError(f"the line-up seats {strategies.players} players, not {players}")
         if params:
             raise StrategyError("params: give them in the line-up's specs, e.g. undercut(margin=2)")
         return strategies
@@ -430,12 +454,31 @@ def lineup(players: int, strategies=None, params=None, pool=()) -> Lineup:
     if len(per_seat) != players:
         raise StrategyError(f"params: give one dict per seat ({players}), got {len(per_seat)}")
     seats = []
-    for spec, extra in zip(specs, per_seat):
+    for spec, given in zip(specs, per_seat):
         s = parse_spec(spec)
-        if extra:
-            s = with_params(s.info, {**s.params, **extra}, s.spec())
+        if given:
+            s = with_params(s.info, {**s.params, **given}, s.spec())
         seats.append(s)
-    return Lineup(seats, [parse_spec(s) for s in [*_builtin_names(), *pool]])
+    return Lineup(seats, _library(extra))
+
+
+def rotation(players: int, pool) -> Lineup:
+    """A pool of strategies (specs) rotated through ``players`` seats: seating k puts
+    ``pool[(k + s) % len(pool)]`` in seat s, so any ``len(pool)`` consecutive games seat every
+    strategy in every seat equally often (once each when the pool is at least as large as the
+    table). Compiled with the whole library, like ``lineup``."""
+    if isinstance(pool, str) or not pool:
+        raise StrategyError("a pool needs a list of strategies, e.g. ['greedy', 'undercut']")
+    if not isinstance(players, (int, np.integer)) or isinstance(players, bool) or players < 1:
+        raise StrategyError(f"players must be a positive whole number, got {players!r}")
+    members = [parse_spec(spec) for spec in pool]
+    k = len(members)
+    return Lineup([[members[(row + s) % k] for s in range(players)] for row in range(k)],
+                  _library(members))
+
+
+def _library(extra=()) -> list[Strategy]:
+    return [parse_spec(s) for s in [*_builtin_names(), *extra]]
 
 
 def _dispatcher(stage: str):

@@ -7,8 +7,10 @@ line on stderr and exit code 2.
 
 import json
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -16,6 +18,9 @@ import pytest
 
 import samsim
 from samsim import components, engine, results
+from samsim.events import KIND_NAMES
+from samsim.stats import tally
+from samsim.strategy import rotation
 from samsim.trace import replay_check
 
 DATA = components.load()
@@ -64,13 +69,18 @@ def test_tests_import_the_installed_package():
 
 # ----------------------------------------------------------------------------------------- help
 
+COMMANDS = ["simulate", "report", "play", "strategies", "bench", "run", "trace"]
 
-@pytest.mark.parametrize("args", [["--help"], ["simulate", "--help"], ["trace", "--help"], []],
-                         ids=["samsim", "simulate", "trace", "bare"])
+
+@pytest.mark.parametrize("args", [["--help"], *([c, "--help"] for c in COMMANDS), []],
+                         ids=["samsim", *COMMANDS, "bare"])
 def test_help_shows_an_example(args):
     done = run(*args)
     assert done.returncode == 0, done.stderr
     assert "Example: samsim " in done.stdout
+    if not args or args == ["--help"]:
+        for command in COMMANDS:
+            assert command in done.stdout
 
 
 def test_version():
@@ -82,7 +92,7 @@ def test_version():
 # ------------------------------------------------------------------------------------- simulate
 
 
-def test_simulate_prints_the_seat_table_and_writes_results(tmp_path):
+def test_simulate_prints_the_summary_and_writes_a_run_folder(tmp_path):
     done = run("simulate", "--players", 3, "--games", 600, "--seed", 5, "--chunk-size", 256,
                "--threads", 1, "--out", tmp_path / "run")
     assert done.returncode == 0, done.stderr
@@ -94,20 +104,212 @@ def test_simulate_prints_the_seat_table_and_writes_results(tmp_path):
     assert len(seat_rows) == 3, done.stdout
     assert "hotel_samoa.toml" in done.stdout and "assumed" in done.stdout
 
-    df = results.read_parquet(tmp_path / "run" / results.RESULTS_FILE)
+    df = samsim.load(tmp_path / "run")
     pd.testing.assert_frame_equal(df, engine.simulate(600, 3, 5, DATA))
     meta = df.attrs["samsim"]
-    assert (meta["games"], meta["players"], meta["seed"]) == (600, 3, 5)
+    assert (meta["games"], meta["players"], meta["seed"], meta["complete"]) == (600, 3, 5, True)
     assert meta["data_sha256"] == DATA.sha256
     assert meta["samsim_version"] == samsim.__version__
+    assert len(list((tmp_path / "run" / "results").glob("*.parquet"))) == 3
 
 
 def test_simulate_with_a_rules_variant(tmp_path):
     variant = _variant(tmp_path, "starting_money = 25", "starting_money = 40")
-    done = run("simulate", "--players", 4, "--games", 200, "--rules", variant, "--out", tmp_path)
+    done = run("simulate", "--players", 4, "--games", 200, "--rules", variant, "--out",
+               tmp_path / "run")
     assert done.returncode == 0, done.stderr
-    meta = results.read_metadata(tmp_path / results.RESULTS_FILE)
+    meta = samsim.load(tmp_path / "run").attrs["samsim"]
     assert meta["data_sha256"] == components.load(variant).sha256 != DATA.sha256
+
+
+def test_simulate_a_pool_then_report_it(tmp_path):
+    pool = "greedy,undercut,saver,holiday,random"
+    done = run("simulate", "--players", 4, "--games", 998, "--seed", 3, "--pool", pool,
+               "--record", "rounds", "--out", tmp_path / "run")
+    assert done.returncode == 0, done.stderr
+    assert "games rounded up to 1,000" in done.stderr
+    df = samsim.load(tmp_path / "run")
+    seats = rotation(4, pool.split(","))
+    pd.testing.assert_frame_equal(df, engine.simulate(1000, 4, 3, DATA, strategies=seats))
+    counts = df.groupby(["strategy", "seat"], observed=True).size()
+    assert (counts == 200).all() and len(counts) == 5 * 4
+    for name in pool.split(","):
+        assert any(line.split()[:2] == [name, "800"] for line in done.stdout.splitlines()), name
+
+    shown = run("report", tmp_path / "run", "--out", tmp_path / "report")
+    assert shown.returncode == 0, shown.stderr
+    summary = tally(df).summary(("players", "strategy"))
+    for (_, name), row in summary.iterrows():
+        line = next(l.split() for l in shown.stdout.splitlines() if l.split()[:1] == [name])
+        assert line[1] == f"{int(row['games']):,}" and line[3] == f"{row['win_rate']:.2%}"
+    for file in ("report.md", "win_rate_by_seat.png", "score_by_strategy.png", "money_by_round.png"):
+        assert (tmp_path / "report" / file).stat().st_size > 0, file
+    md = (tmp_path / "report" / "report.md").read_text(encoding="utf-8")
+    assert "## 4 players" in md and "seed 3" in md and "![win rate by seat]" in md
+
+
+def test_report_of_several_runs_and_player_counts(tmp_path):
+    for players in (3, 5):
+        done = run("simulate", "--players", players, "--games", 120, "--strategies", "greedy",
+                   "--out", tmp_path / f"p{players}")
+        assert done.returncode == 0, done.stderr
+    shown = run("report", tmp_path / "p3", tmp_path / "p5")
+    assert shown.returncode == 0, shown.stderr
+    assert "3 players: 120 games" in shown.stdout and "5 players: 120 games" in shown.stdout
+
+
+# ------------------------------------------------------------------------------ killed and resumed
+
+KILLED_GAMES = 60_000
+KILL_ARGS = ["simulate", "--players", 4, "--games", KILLED_GAMES, "--seed", 11, "--chunk-size", 1000,
+             "--threads", 1, "--record", "rounds"]
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory):
+    out = tmp_path_factory.mktemp("whole")
+    results.run_simulation(KILLED_GAMES, 4, 11, DATA, chunk_size=1000, out=out, record=("rounds",))
+    return out
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGKILL],
+                         ids=["ctrl-c", "sigterm", "sigkill"])
+def test_a_killed_run_resumes_to_the_uninterrupted_result(sig, tmp_path, uninterrupted):
+    out = tmp_path / "run"
+    args = [*map(str, KILL_ARGS), "--out", str(out)]
+    proc = subprocess.Popen([SAMSIM, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, stdin=subprocess.DEVNULL)
+    deadline = time.monotonic() + TIMEOUT
+    while len(list((out / "results").glob("*.parquet"))) < 3:
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+        time.sleep(0.02)
+    proc.send_signal(sig)
+    _, stderr = proc.communicate(timeout=120)
+    kept = len(list((out / "results").glob("*.parquet")))
+    assert 3 <= kept < KILLED_GAMES // 1000, f"the run must be killed mid-way: {kept}, {stderr}"
+    if sig == signal.SIGKILL:
+        assert proc.returncode == -signal.SIGKILL
+    else:
+        assert proc.returncode == 130, stderr
+        assert "Traceback" not in stderr
+        assert f"interrupted after {kept * 1000:,} of {KILLED_GAMES:,} games" in stderr, stderr
+        assert "add --resume to the same command" in stderr, stderr
+
+    done = run(*args, "--resume")
+    assert done.returncode == 0, done.stderr
+    for table in ("results", "rounds"):  # the same chunk files, byte for byte
+        mine = sorted(p.name for p in (out / table).glob("*.parquet"))
+        assert mine == sorted(p.name for p in (uninterrupted / table).glob("*.parquet"))
+        for name in mine:
+            assert (out / table / name).read_bytes() == (uninterrupted / table / name).read_bytes()
+    assert not list((out / "results").glob(".*"))
+    df = samsim.load(out)
+    assert df.attrs["samsim"]["complete"]
+    pd.testing.assert_frame_equal(df, samsim.load(uninterrupted))
+
+
+_PEAK = """
+import atexit, resource, sys
+atexit.register(lambda: print("peak", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+                              file=sys.stderr))
+from samsim.cli import app
+app(sys.argv[1:])
+"""
+
+
+def _peak_kib(*args) -> int:
+    done = subprocess.run([sys.executable, "-c", _PEAK, *map(str, args)], capture_output=True,
+                          text=True, timeout=TIMEOUT, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stderr
+    return int(done.stderr.split("peak")[-1].split()[0])
+
+
+def test_memory_is_bounded_by_the_chunk_size_not_the_games(tmp_path):
+    """Twenty times the games (written to disk, summarised) in the memory of one chunk's worth:
+    the benchmark benchmarks/bench_memory.py measures 100,000 against 10 million."""
+    small = _peak_kib("simulate", "--games", 50_000, "--out", tmp_path / "small")
+    large = _peak_kib("simulate", "--games", 1_000_000, "--out", tmp_path / "large")
+    assert len(samsim.load(tmp_path / "large")) == 4_000_000
+    assert large <= small * 1.10 + 20_000, (small, large)
+
+
+# --------------------------------------------------------------------------- play, strategies, ...
+
+
+def test_play_narrates_one_game_of_a_run():
+    done = run("play", "--seed", 7, "--game", 3, "--strategies", "greedy,undercut,holiday,saver")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert out.splitlines()[1].startswith("Game 3 of seed 7, 4 players: seat 0 greedy")
+    for rnd in range(1, 13):
+        assert f"Round {rnd}: " in out
+    assert "Round 6: " in out and "(double round)" in out
+    assert "plays" in out and "hosts" in out and "money: seat 0" in out
+    final = engine.simulate(4, 4, 7, DATA, strategies=["greedy", "undercut", "holiday", "saver"])
+    winner = final[(final["game"] == 3) & (final["rank"] == 1)].iloc[0]
+    assert f"1. seat {winner['seat']} {winner['strategy']}: score {winner['score']}" in out
+
+
+def test_play_json_is_the_games_trace():
+    done = run("play", "--seed", 5, "--players", 3, "--json")
+    assert done.returncode == 0, done.stderr
+    doc = json.loads(done.stdout)
+    assert doc["samsim"]["seed"] == 5 and doc["samsim"]["players"] == 3
+    events = [tuple(e[k] for k in ("round", "kind", "seat", "a", "b", "c", "d"))
+              for e in doc["events"]]
+    expected = engine.play_game(DATA, 3, 5, 0, log=True).events
+    assert [(r, KIND_NAMES[k], s, a, b, c, d) for r, k, s, a, b, c, d in expected] == events
+    assert [f["money"] for f in doc["final"]] == engine.simulate(1, 3, 5, DATA)["money"].tolist()
+    assert len(doc["rounds"]) == 3 * 12
+
+
+def test_strategies_lists_every_strategy_with_its_parameters():
+    from samsim.strategy import available, load_strategy
+
+    done = run("strategies")
+    assert done.returncode == 0, done.stderr
+    text = " ".join(done.stdout.split())
+    for name in available():
+        info = load_strategy(name)
+        assert name in text
+        for param, default in info.defaults.items():
+            assert f"{param}={default:g}" in text, (name, param)
+
+
+def test_bench_prints_both_tables(tmp_path):
+    done = run("bench", "--games", 2000, "--reference-games", 3, "--markdown", tmp_path / "b.md")
+    assert done.returncode == 0, done.stderr
+    assert "games/s, 1 thread" in done.stdout and "speed-up" in done.stdout
+    assert "efficiency" in done.stdout and "machine:" in done.stdout
+    md = (tmp_path / "b.md").read_text(encoding="utf-8")
+    assert md.count("\n| 3 |") + md.count("\n| 4 |") >= 2
+
+
+def test_run_an_experiment_file(tmp_path):
+    exp = tmp_path / "mini.toml"
+    exp.write_text('description = "a small test"\nplayers = [3, 4]\ngames = 100\nseed = 3\n'
+                   'pool = ["greedy", "saver", "fixed"]\nrecord = ["rounds"]\n', encoding="utf-8")
+    done = run("run", exp, "--results", tmp_path / "results")
+    assert done.returncode == 0, done.stderr
+    assert "a small test" in done.stdout
+    for players in (3, 4):
+        df = samsim.load(tmp_path / "results" / "mini" / f"{players}p")
+        assert df["game"].nunique() == 102 and df.attrs["samsim"]["seed"] == 3
+    report = tmp_path / "results" / "mini" / "report"
+    assert {p.name for p in report.iterdir()} >= {"report.md", "money_by_round.png"}
+    again = run("run", exp, "--results", tmp_path / "results")
+    assert again.returncode == 2 and "--resume" in again.stderr
+    resumed = run("run", exp, "--results", tmp_path / "results", "--resume")
+    assert resumed.returncode == 0, resumed.stderr
+
+
+def test_the_committed_experiments_are_valid():
+    from samsim import experiment
+
+    found = sorted((Path(__file__).parent.parent / "experiments").glob("*.toml"))
+    assert found
+    for path in found:
+        experiment.load(path)
 
 
 # ---------------------------------------------------------------------------------------- trace
@@ -143,8 +345,8 @@ def test_simulate_with_strategies_per_seat(tmp_path):
                "--out", tmp_path / "run")
     assert done.returncode == 0, done.stderr
     assert "lookahead, greedy, undercut(margin=2), random" in " ".join(done.stdout.split())
-    df = results.read_parquet(tmp_path / "run" / results.RESULTS_FILE)
-    assert df.attrs["samsim"]["strategies"] == ["lookahead", "greedy", "undercut(margin=2)", "random"]
+    df = samsim.load(tmp_path / "run")
+    assert df.attrs["samsim"]["seatings"] == [["lookahead", "greedy", "undercut(margin=2)", "random"]]
     again = engine.simulate(300, 4, 3, DATA, strategies=["lookahead", "greedy", "undercut(margin=2)",
                                                          "random"])
     pd.testing.assert_frame_equal(df, again)
@@ -189,10 +391,58 @@ BAD_INPUTS = {
     "trace_suffix": lambda t: ["trace", "--out", t / "trace.csv"],
     "trace_out_unwritable": lambda t: ["trace", "--out", _blocked(t) / "trace.jsonl"],
     "trace_rules_invalid": lambda t: ["trace", "--rules", _variant(t, "[chips]", "[chip]")],
+    "pool_and_strategies": lambda t: ["simulate", "--strategies", "greedy", "--pool", "greedy,saver"],
+    "pool_unknown": lambda t: ["simulate", "--pool", "greedy,nosuch"],
+    "pool_empty_item": lambda t: ["simulate", "--pool", "greedy,,saver"],
+    "resume_without_out": lambda t: ["simulate", "--resume"],
+    "resume_and_overwrite": lambda t: ["simulate", "--out", t / "r", "--resume", "--overwrite"],
+    "record_unknown": lambda t: ["simulate", "--record", "moves"],
+    "out_holds_a_run": lambda t: ["simulate", "--games", 10, "--out", _fake_run(t)],
+    "out_holds_another_run": lambda t: ["simulate", "--games", 10, "--out", _fake_run(t), "--resume"],
+    "out_is_foreign": lambda t: ["simulate", "--games", 10, "--overwrite", "--out",
+                                 _write(t / "mine" / "notes.txt", "x").parent],
+    "out_is_a_file": lambda t: ["simulate", "--games", 10, "--out", _write(t / "f", "")],
+    "report_nothing": lambda t: ["report"],
+    "report_missing": lambda t: ["report", t / "nowhere"],
+    "report_corrupt": lambda t: ["report", _write(t / "c.parquet", "PAR1 not really")],
+    "report_foreign": lambda t: ["report", _foreign(t / "f.parquet")],
+    "report_empty_folder": lambda t: ["report", _write(t / "e" / "x.txt", "").parent],
+    "report_out_unwritable": lambda t: ["report", _foreign(t / "f.parquet"), "--out", _blocked(t)],
+    "play_players": lambda t: ["play", "--players", 8],
+    "play_game_negative": lambda t: ["play", "--game", -1],
+    "play_strategy": lambda t: ["play", "--strategies", "nosuch"],
+    "play_seed": lambda t: ["play", "--seed", 2**64],
+    "bench_games_zero": lambda t: ["bench", "--games", 0],
+    "bench_markdown_unwritable": lambda t: ["bench", "--markdown", _blocked(t) / "b.md"],
+    "run_missing": lambda t: ["run", t / "nowhere.toml"],
+    "run_not_toml_file": lambda t: ["run", _write(t / "x.yaml", "games: 3")],
+    "run_bad_toml": lambda t: ["run", _write(t / "x.toml", "games = ")],
+    "run_unknown_key": lambda t: ["run", _write(t / "x.toml", "games = 5\ngamez = 5\n")],
+    "run_no_games": lambda t: ["run", _write(t / "x.toml", "seed = 5\n")],
+    "run_players": lambda t: ["run", _write(t / "x.toml", "games = 5\nplayers = [4, 7]\n")],
+    "run_strategy": lambda t: ["run", _write(t / "x.toml", "games = 5\npool = [\"nosuch\"]\n")],
+    "run_rules_missing": lambda t: ["run", _write(t / "x.toml", "games = 5\nrules = \"no.toml\"\n")],
 }
 
 
+def _fake_run(tmp_path: Path) -> Path:
+    """A run folder of another run (seed 99) that was interrupted."""
+    folder = tmp_path / "run"
+    folder.mkdir()
+    _write(folder / results.RUN_FILE, json.dumps({"samsim": {"seed": 99}, "complete": False}))
+    return folder
+
+
+def _foreign(path: Path) -> Path:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.table({"x": [1, 2, 3]}), path)
+    return path
+
+
 def _write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     return path
 
@@ -205,4 +455,4 @@ def test_bad_input_is_one_line_and_exit_2(case, tmp_path):
     lines = done.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("samsim: error: "), done.stderr
     assert done.stdout == ""
-    assert not (tmp_path / "results.parquet").exists()
+    assert not list(tmp_path.rglob("*-*.parquet"))  # no chunk was written

@@ -16,8 +16,8 @@ from samsim import components, engine
 from samsim.engine import IllegalDecision
 
 DATA = components.load()
-COLUMNS = ["game", "seat", "money", "score", "free_rooms", "rank", "win_credit", "tiles_bought",
-           "tourists_hosted", "income", "spent"]
+COLUMNS = ["game", "seat", "players", "strategy", "money", "score", "free_rooms", "rank",
+           "win_credit", "tiles_bought", "tourists_hosted", "income", "spent"]
 HOLIDAY = {"card": 10}
 ALL_CARDS = list(range(11))
 FLAGS = [0, 1, 2, 3] * 3  # England, Germany, Norway, Japan; no equal neighbours
@@ -32,12 +32,11 @@ def results(request):
 
 
 def test_simulate_columns_and_dtypes(results):
+    """The ``results`` layout of samsim.schema (test_results checks every dtype)."""
     players, df = results
     assert list(df.columns) == COLUMNS
-    assert list(engine.RESULT_COLUMNS) == COLUMNS[2:]
-    for name in COLUMNS:
-        expected = np.float64 if name == "win_credit" else np.int64
-        assert df[name].dtype == expected, name
+    assert df["win_credit"].dtype == np.float64
+    assert (df["players"] == players).all()
 
 
 def test_simulate_has_one_row_per_game_and_seat(results):

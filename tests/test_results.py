@@ -1,14 +1,38 @@
-"""Chunked simulation, results files with provenance, and the per-seat summary the CLI prints."""
+"""Results as data: the schema, the per-round record, run folders (chunked, resumable, refusing
+to clobber), ``samsim.load``, and the tally every summary is computed from."""
+
+import json
+import os
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 import samsim
-from samsim import components, engine, results
-from samsim.stats import seat_summary, wilson_interval
+from samsim import components, engine, results, schema
+from samsim.results import ResultsError
+from samsim.stats import Tally, tally, wilson_interval
+from samsim.strategy import rotation
 
 DATA = components.load()
+POOL = ["greedy", "undercut", "saver", "holiday", "random"]
+
+
+# ------------------------------------------------------------------------------------ schema
+
+
+def _dtype(col):
+    return "category" if col.dtype == "category" else np.dtype(col.dtype)
+
+
+def test_simulate_has_the_schema_dtypes():
+    df = engine.simulate(50, 4, seed=1, data=DATA)
+    assert list(df.columns) == [c.name for c in schema.RESULTS]
+    for col in schema.RESULTS:
+        assert df[col.name].dtype == _dtype(col), col.name
+    assert (df["players"] == 4).all() and (df["strategy"] == "random").all()
 
 
 def test_chunks_concatenate_to_simulate():
@@ -27,24 +51,267 @@ def test_bad_input_is_rejected_before_any_game(kwargs):
         engine.simulate_chunks(data=DATA, **kwargs)  # not iterated: the check is eager
 
 
-def test_run_writes_results_with_provenance(tmp_path):
+@pytest.fixture(scope="module")
+def recorded():
+    """300 4-player games of a rotated pool with their per-round records."""
+    seats = rotation(4, POOL)
+    st = engine.run_batch(300, 4, 9, 0, DATA, record=True, strategies=seats)
+    specs = seats.specs()
+    return (st, schema.results_frame(st, 0, 300, specs), schema.rounds_frame(st, 0, 300, specs))
+
+
+def test_rounds_record_agrees_with_the_final_state(recorded):
+    st, res, rounds = recorded
+    assert list(rounds.columns) == [c.name for c in schema.ROUNDS]
+    for col in schema.ROUNDS:
+        assert rounds[col.name].dtype == _dtype(col), col.name
+    assert len(rounds) == 300 * 4 * DATA.components.rounds
+    last = rounds[rounds["round"] == 12].reset_index(drop=True)
+    assert (last["money"].to_numpy() == res["money"].to_numpy()).all()
+    assert (last["strategy"] == res["strategy"]).all()
+    per_seat = rounds.groupby(["game", "seat"], sort=True)
+    assert (per_seat["hosted"].sum().to_numpy() == res["tourists_hosted"].to_numpy()).all()
+    bought = per_seat["tile"].apply(lambda t: int((t >= 0).sum()))
+    assert (bought.to_numpy() == res["tiles_bought"].to_numpy()).all()
+    assert rounds["card"].between(0, DATA.n_cards - 1).all()
+    assert rounds["tile"].between(-1, 5).all()
+    assert rounds["rooms_filled"].between(0, 12).all()
+
+
+def test_rounds_record_is_the_event_log(recorded):
+    """Cards played and tiles bought in the record are the ones the event log shows."""
+    st, _, rounds = recorded
+    seats = rotation(4, POOL)
+    game = 7
+    one = engine.run_batch(1, 4, 9, game, DATA, log=True, strategies=seats.reseat(seats.seating(game)))
+    ev = pd.DataFrame(one.events[0, :one.n_events[0]], columns=["round", "kind", "seat", "a", "b",
+                                                                 "c", "d"])
+    from samsim import events
+
+    rows = rounds[rounds["game"] == game]
+    for (rnd, seat), row in rows.set_index(["round", "seat"]).iterrows():
+        played = ev[(ev["round"] == rnd) & (ev["seat"] == seat) & (ev["kind"].isin(
+            [int(events.PLAY), int(events.SWITCH)]))]
+        card = played.iloc[-1]["a"] if played.iloc[-1]["kind"] == events.PLAY else played.iloc[-1]["b"]
+        assert row["card"] == card
+        buy = ev[(ev["round"] == rnd) & (ev["seat"] == seat) & (ev["kind"] == int(events.BUY))]
+        assert row["tile"] == (buy.iloc[0]["a"] if len(buy) else -1)
+
+
+def test_recording_changes_no_game():
+    seats = rotation(4, POOL)
+    plain = engine.run_batch(100, 4, 3, 0, DATA, strategies=seats)
+    kept = engine.run_batch(100, 4, 3, 0, DATA, strategies=seats, record=True)
+    for name in ("money", "score", "rank", "win_credit", "tiles_bought"):
+        assert (getattr(plain, name) == getattr(kept, name)).all()
+
+
+def test_schema_docs_in_the_readme_are_generated_from_the_schema():
+    readme = (os.path.dirname(__file__) + "/../README.md")
+    text = open(readme, encoding="utf-8").read()
+    for table in schema.TABLES:
+        assert schema.markdown(table) in text, f"README's {table} table is out of date: paste " \
+                                               f"samsim.schema.markdown({table!r})"
+
+
+# ------------------------------------------------------------------------------------ rotation
+
+
+def test_rotation_seats_every_strategy_in_every_seat_equally():
+    for players, pool in ((4, POOL), (4, ["greedy", "saver"]), (3, ["fixed", "saver", "undercut"])):
+        seats = rotation(players, pool)
+        df = engine.simulate(len(pool) * 3, players, seed=2, data=DATA, strategies=seats)
+        counts = df.groupby(["strategy", "seat"], observed=True).size().unstack()
+        assert counts.shape == (len(pool), players)
+        assert (counts.to_numpy() == counts.to_numpy()[0, 0]).all(), counts
+
+
+def test_a_rotated_game_is_its_seating_played_alone():
+    seats = rotation(4, POOL)
+    df = engine.simulate(40, 4, seed=5, data=DATA, strategies=seats, chunk_size=7)
+    for game in (0, 6, 33):
+        alone = engine.run_batch(1, 4, 5, game, DATA, strategies=seats.reseat(seats.seating(game)))
+        rows = df[df["game"] == game]
+        assert rows["money"].tolist() == alone.money[0].tolist()
+        assert rows["strategy"].astype(str).tolist() == seats.seating(game)
+
+
+# ------------------------------------------------------------------------------------ run folders
+
+
+def _run(out, games=600, chunk=128, **kwargs):
+    kwargs.setdefault("strategies", rotation(4, POOL))
+    return results.run_simulation(games, 4, seed=5, data=DATA, chunk_size=chunk, out=out, **kwargs)
+
+
+def test_run_folder_holds_chunks_with_provenance(tmp_path):
     seen = []
-    df = results.run_simulation(300, 3, seed=5, data=DATA, chunk_size=128, out=tmp_path / "run",
-                                progress=seen.append)
-    assert seen == [128, 128, 44]
-    back = results.read_parquet(tmp_path / "run" / results.RESULTS_FILE)
-    pd.testing.assert_frame_equal(back, engine.simulate(300, 3, 5, DATA))
-    meta = back.attrs["samsim"]
-    assert meta == df.attrs["samsim"]
-    assert (meta["games"], meta["players"], meta["seed"]) == (300, 3, 5)
+    tl = _run(tmp_path / "run", progress=seen.append, record=("rounds",))
+    assert seen == [0, 128, 128, 128, 128, 88]
+    files = sorted((tmp_path / "run" / "results").iterdir())
+    assert [f.name for f in files][:2] == ["000000000000-000000000128.parquet",
+                                          "000000000128-000000000256.parquet"]
+    meta = results.read_metadata(files[1])
+    assert (meta["first_game"], meta["stop_game"], meta["players"], meta["seed"]) == (128, 256, 4, 5)
     assert meta["data_sha256"] == DATA.sha256 and meta["samsim_version"] == samsim.__version__
+    assert meta["schema_version"] == schema.SCHEMA_VERSION
+    assert meta["seatings"] == rotation(4, POOL).specs()
+    df = samsim.load(tmp_path / "run")
+    pd.testing.assert_frame_equal(df, engine.simulate(600, 4, 5, DATA, strategies=rotation(4, POOL)))
+    assert df.attrs["samsim"]["complete"] and df.attrs["samsim"]["games_found"] == 600
+    assert tl.n_games == 600
+    rounds = samsim.load(tmp_path / "run", "rounds")
+    assert len(rounds) == 600 * 4 * 12
+    one = samsim.load(files[1])  # a single chunk file loads on its own
+    assert one["game"].min() == 128 and len(one) == 128 * 4
 
 
-def test_unwritable_output_is_reported_first(tmp_path):
-    blocker = tmp_path / "file"
-    blocker.write_text("")
-    with pytest.raises(OSError, match="cannot write"):
-        results.run_simulation(10, 4, 0, DATA, out=blocker / "sub")
+def test_resume_plays_only_the_missing_games_and_equals_an_uninterrupted_run(tmp_path):
+    whole = tmp_path / "whole"
+    _run(whole, record=("rounds",))
+    cut = tmp_path / "cut"
+    _run(cut, record=("rounds",))
+    # a run killed mid-way: two chunks never written, one in flight (temporary files), the
+    # manifest not marked complete
+    parts = sorted((cut / "results").iterdir())
+    parts[1].unlink()
+    parts[4].unlink()
+    (cut / "results" / ".000000000512-000000000600.parquet.123.tmp").write_bytes(b"half")
+    doc = json.loads((cut / "run.json").read_text())
+    doc["complete"] = False
+    (cut / "run.json").write_text(json.dumps(doc))
+    assert not samsim.load(cut).attrs["samsim"]["complete"]
+    seen = []
+    tl = _run(cut, chunk=50, resume=True, record=("rounds",), progress=seen.append)
+    assert seen[0] == 600 - 128 - 88 and sum(seen) == 600
+    for table in ("results", "rounds"):
+        pd.testing.assert_frame_equal(samsim.load(cut, table), samsim.load(whole, table))
+    assert not list((cut / "results").glob(".*.tmp"))
+    assert tl.n_games == 600  # the summary covers the kept chunks too
+    pd.testing.assert_frame_equal(tl.summary(), tally(samsim.load(whole)).summary())
+
+
+def test_resume_replays_an_unreadable_chunk(tmp_path):
+    _run(tmp_path)
+    bad = sorted((tmp_path / "results").iterdir())[2]
+    bad.write_bytes(b"not parquet")
+    warnings = []
+    _run(tmp_path, resume=True, warn=warnings.append)
+    assert len(warnings) == 1 and bad.name in warnings[0]
+    pd.testing.assert_frame_equal(samsim.load(tmp_path),
+                                  engine.simulate(600, 4, 5, DATA, strategies=rotation(4, POOL)))
+
+
+def test_an_existing_run_is_never_clobbered(tmp_path):
+    _run(tmp_path)
+    with pytest.raises(ResultsError, match="already holds a run: add --resume .* or --overwrite"):
+        _run(tmp_path)
+    with pytest.raises(ResultsError, match=r"holds a different run \(seatings"):
+        _run(tmp_path, resume=True, strategies="greedy")
+    with pytest.raises(ResultsError, match=r"different run \(games 600, not 700\)"):
+        _run(tmp_path, games=700, resume=True)
+    with pytest.raises(ResultsError, match="not both"):
+        _run(tmp_path, resume=True, overwrite=True)
+    (tmp_path / "notes.txt").write_text("mine")
+    _run(tmp_path, games=300, overwrite=True, strategies="greedy")
+    assert (tmp_path / "notes.txt").read_text() == "mine"  # only samsim's own files go
+    assert len(samsim.load(tmp_path)) == 300 * 4
+
+
+def test_output_folders_that_are_not_runs_are_refused(tmp_path):
+    (tmp_path / "theirs").mkdir()
+    (tmp_path / "theirs" / "data.csv").write_text("x")
+    with pytest.raises(ResultsError, match="not empty and holds no samsim run"):
+        _run(tmp_path / "theirs", overwrite=True)
+    (tmp_path / "file").write_text("")
+    with pytest.raises(ResultsError, match="is a file, not a folder"):
+        _run(tmp_path / "file")
+    with pytest.raises(ResultsError, match="cannot write"):
+        _run(tmp_path / "file" / "sub")
+    assert (tmp_path / "theirs" / "data.csv").read_text() == "x"
+
+
+def test_load_explains_what_it_cannot_read(tmp_path):
+    with pytest.raises(ResultsError, match="does not exist"):
+        samsim.load(tmp_path / "nowhere")
+    foreign = tmp_path / "foreign.parquet"
+    pq.write_table(pa.table({"x": [1, 2]}), foreign)
+    with pytest.raises(ResultsError, match="not written by samsim"):
+        samsim.load(foreign)
+    corrupt = tmp_path / "corrupt.parquet"
+    corrupt.write_bytes(b"PAR1 garbage")
+    with pytest.raises(ResultsError, match="not a readable Parquet file"):
+        samsim.load(corrupt)
+    df = engine.simulate(10, 3, 1, DATA)
+    future = tmp_path / "future.parquet"
+    results.write_parquet(df, future, {"schema_version": schema.SCHEMA_VERSION + 1})
+    with pytest.raises(ResultsError, match="newer than this samsim"):
+        samsim.load(future)
+    partial = tmp_path / "partial.parquet"
+    results.write_parquet(df.drop(columns="rank"), partial, {"schema_version": 1})
+    with pytest.raises(ResultsError, match="no column 'rank'"):
+        samsim.load(partial)
+    run = tmp_path / "run"
+    _run(run, games=100)
+    with pytest.raises(ResultsError, match="no rounds records: simulate with --record rounds"):
+        samsim.load(run, "rounds")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(ResultsError, match="holds no samsim results"):
+        samsim.load(tmp_path / "empty")
+
+
+# ------------------------------------------------------------------------------------ tally
+
+
+@pytest.fixture(scope="module")
+def mixed():
+    return engine.simulate(3000, 4, seed=3, data=DATA, strategies=rotation(4, POOL))
+
+
+def test_tally_summary_matches_direct_computation(mixed):
+    summary = tally(mixed).summary(("players", "strategy", "seat"))
+    for (players, name, seat), row in summary.iterrows():
+        rows = mixed[(mixed["strategy"] == name) & (mixed["seat"] == seat)]
+        score = rows["score"].to_numpy()
+        assert row["games"] == len(rows)
+        assert row["wins"] == pytest.approx(rows["win_credit"].sum())
+        assert row["mean"] == pytest.approx(score.mean())
+        assert row["median"] == np.median(score)
+        assert row["sd"] == pytest.approx(score.std(ddof=1))
+        assert row["q10"] == pytest.approx(np.quantile(score, 0.1))
+        assert row["q90"] == pytest.approx(np.quantile(score, 0.9))
+        low, high = wilson_interval(row["wins"], row["games"])
+        assert (row["win_low"], row["win_high"]) == (low, high)
+
+
+def test_tally_merges_and_folds_to_the_same_counts(mixed):
+    whole = tally(mixed)
+    parts = Tally()
+    for _, chunk in mixed.groupby(mixed["game"] // 37):  # 82 chunks: folds at 64
+        parts.merge(Tally().add(chunk))
+    pd.testing.assert_frame_equal(parts.seats, whole.seats)
+    pd.testing.assert_frame_equal(parts.games, whole.games)
+    assert whole.n_games == 3000
+
+
+def test_game_summary_counts_draws_and_spreads(mixed):
+    games = tally(mixed).game_summary().loc[4]
+    per_game = mixed.groupby("game")
+    spread = per_game["score"].max() - per_game["score"].min()
+    assert games["games"] == 3000
+    assert games["draws"] == pytest.approx((per_game["win_credit"].max() < 1).mean())
+    assert games["spread_mean"] == pytest.approx(spread.mean())
+    assert games["spread_median"] == np.median(spread)
+
+
+def test_round_summary_means(recorded):
+    _, _, rounds = recorded
+    summary = tally(recorded[1], rounds).round_summary()
+    row = summary.loc[(4, "greedy", 6)]
+    sel = rounds[(rounds["strategy"] == "greedy") & (rounds["round"] == 6)]
+    assert row["money"] == pytest.approx(sel["money"].mean())
+    assert row["money_sd"] == pytest.approx(sel["money"].std(ddof=0))
+    assert row["bought_tile"] == pytest.approx((sel["tile"] >= 0).mean())
 
 
 def test_wilson_matches_scipy_for_whole_counts():
@@ -54,19 +321,6 @@ def test_wilson_matches_scipy_for_whole_counts():
         ci = binomtest(k, n).proportion_ci(0.95, method="wilson")
         low, high = wilson_interval(k, n)
         assert low == pytest.approx(ci.low, abs=1e-12) and high == pytest.approx(ci.high, abs=1e-12)
-
-
-def test_summary_shares_draws_and_counts_every_game():
-    df = engine.simulate(2000, players=4, seed=3, data=DATA)
-    summary = seat_summary(df)
-    assert list(summary.index) == [0, 1, 2, 3]
-    assert (summary["games"] == 2000).all()
-    assert summary["wins"].sum() == pytest.approx(2000)  # a draw's credit adds up to one win
-    assert (summary["win_low"] <= summary["win_rate"]).all()
-    assert (summary["win_rate"] <= summary["win_high"]).all()
-    seat0 = df[df["seat"] == 0]
-    assert summary.loc[0, "median_score"] == np.median(seat0["score"])
-    assert summary.loc[0, "mean_tiles"] == pytest.approx(seat0["tiles_bought"].mean())
 
 
 def test_cli_default_chunk_is_the_engines():

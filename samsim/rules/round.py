@@ -25,6 +25,7 @@ from samsim.bits import popcount_nb
 from samsim.rules.pricing import apply_card_nb, apply_switch_nb, discard_cards_nb, reveal_cards_nb
 from samsim.rules.scoring import final_scores_nb
 from samsim.rules.tourists import apply_removals_nb, apply_take_nb, next_host_nb, tourists_on_offer_nb
+from samsim.state import REC_CARD, REC_HOSTED, REC_MONEY, REC_ROOMS, REC_TILE
 
 ASKED_BUILD = 1
 ASKED_TURN = 2
@@ -46,6 +47,8 @@ def _build_phase_nb(comp, st, ctl, g, r):
         decide_build_nb(comp, st, ctl, g, p, r)
         if not apply_build_nb(comp, st, g, p, r):
             return False
+        if st.record.shape[0] > 0:
+            st.record[g, p, r, REC_TILE] = st.decision[g, BUILD]
         if st.decision[g, BUILD] < 0:
             log_nb(st.events, st.n_events, g, r + 1, PASS, p, BUILD_PASS, NO, NO, NO)
 
@@ -109,6 +112,17 @@ def _unused_script_nb(ctl, st, g, r):
 
 
 @rule
+def _record_round_nb(st, g, r):
+    """The seats' end-of-round record (state.RECORD_FIELDS), taken before the cards are discarded;
+    the tile was noted when bought."""
+    for p in range(st.money.shape[1]):
+        st.record[g, p, r, REC_MONEY] = st.money[g, p]
+        st.record[g, p, r, REC_ROOMS] = popcount_nb(st.occupied[g, p])
+        st.record[g, p, r, REC_CARD] = st.played[g, p]
+        st.record[g, p, r, REC_HOSTED] = st.hosted[g, p]
+
+
+@rule
 def play_round_nb(comp, st, ctl, g, r):
     """Play round r (0-based) of game g; False if a scripted decision broke a rule."""
     n = st.money.shape[1]
@@ -120,6 +134,8 @@ def play_round_nb(comp, st, ctl, g, r):
         st.asked[g, p] = 0
         st.bought[g, p] = 0
         st.hosted[g, p] = 0
+        if st.record.shape[0] > 0:
+            st.record[g, p, r, REC_TILE] = -1
         decide_card_nb(comp, st, ctl, g, p, r)
         for k in range(SWITCH):
             st.chosen[g, p, k] = st.decision[g, k]
@@ -143,6 +159,8 @@ def play_round_nb(comp, st, ctl, g, r):
     if not _holidays_nb(comp, st, ctl, g, r):
         return False
     leftovers_nb(comp, st, g, r)
+    if st.record.shape[0] > 0:
+        _record_round_nb(st, g, r)
     discard_cards_nb(comp, st, g, r)
     if not _unused_script_nb(ctl, st, g, r):
         return False
