@@ -64,9 +64,10 @@ def kernel_rate(players: int, games: int, seed: int = 1, threads: int = 1, repea
     from collections import deque
 
     from samsim import components, engine
+    from samsim.strategy import lineup
 
     data = data or components.load()
-    seats = engine.lineup(players, "random")
+    seats = lineup(players, "random")
 
     def play(n):
         deque(engine.batches([(0, n)], players, seed, data, seats, engine.DEFAULT_CHUNK, threads),

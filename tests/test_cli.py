@@ -177,8 +177,11 @@ def uninterrupted(tmp_path_factory):
 def test_a_killed_run_resumes_to_the_uninterrupted_result(sig, tmp_path, uninterrupted):
     out = tmp_path / "run"
     args = [*map(str, KILL_ARGS), "--out", str(out)]
+    # A shell starts background jobs with SIGINT ignored, and children inherit that: restore it,
+    # as a terminal's Ctrl-C finds it.
     proc = subprocess.Popen([SAMSIM, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, stdin=subprocess.DEVNULL)
+                            text=True, stdin=subprocess.DEVNULL,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + TIMEOUT
     while len(list((out / "results").glob("*.parquet"))) < 3:
         assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
