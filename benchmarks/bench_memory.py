@@ -31,7 +31,9 @@ def peak_mib(games: int, players: int, folder: str) -> tuple[float, float]:
     """(peak RSS in MiB, wall seconds) of one run in a fresh process."""
     args = ["simulate", "--games", str(games), "--players", str(players), "--out", folder]
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c", _PROBE, *args], capture_output=True, text=True)
+    # cwd: `python -c` imports from its working folder first (a checkout, not the install)
+    done = subprocess.run([sys.executable, "-c", _PROBE, *args], capture_output=True, text=True,
+                          cwd=folder.rsplit("/", 1)[0])
     seconds = time.perf_counter() - start
     if done.returncode != 0:
         raise SystemExit(done.stderr)

@@ -106,8 +106,9 @@ def compile_times() -> dict[str, float]:
         env = {**os.environ, "NUMBA_CACHE_DIR": cache}
         out = {}
         for label in ("cold", "warm"):
+            # cwd: `python -c` imports from its working folder first (a checkout, not the install)
             done = subprocess.run([sys.executable, "-c", _COMPILE_PROBE], env=env, check=True,
-                                  capture_output=True, text=True)
+                                  capture_output=True, text=True, cwd=cache)
             times = json.loads(done.stdout.strip().splitlines()[-1])
             out[label] = times["first_call"]
             out[f"{label}_import"] = times["import"]
