@@ -164,8 +164,8 @@ def _pool_games(games: int, seats) -> int:
 
 def _run(games, players, seed, data, seats, chunk_size, threads, out, resume, overwrite, record,
          label: str = "simulating"):
-    """One run with a progress bar; returns (tally, seconds of play). Ctrl-C or SIGTERM stop
-    it with the finished chunks kept (exit 130)."""
+    """One run with a progress bar; returns (tally, games played now, seconds they took).
+    Ctrl-C or SIGTERM stop it with the finished chunks kept (exit 130)."""
     import signal
 
     from samsim import engine, results
