@@ -229,9 +229,15 @@ def available() -> dict[str, str]:
     found = {name: f"strategies.{name}" for name in _builtin_names()}
     local = _local_dir()
     if local:
+        library = _library_dir()
         for path in sorted(local.glob("*.py")):
-            if not path.name.startswith("_"):
-                found[path.stem] = str(path)
+            if path.name.startswith("_"):
+                continue
+            builtin = library / path.name
+            if path.stem in found and builtin.is_file() and builtin.read_bytes() == path.read_bytes():
+                continue  # a copy of the built-in (run from a samsim checkout): the built-in, so
+                # that one compiled engine serves both
+            found[path.stem] = str(path)
     return found
 
 

@@ -168,3 +168,19 @@ def test_the_game_invariants_hold_whoever_plays(players, seed, game, picks):
     _, replay = replay_rounds(record, players, dealt_stack(players, seed, game))
     assert replay.done == DATA.components.rounds
     assert replay.state() == {k: v for k, v in record.snapshot.items() if k != "final"}
+
+
+def test_a_local_copy_of_a_builtin_is_the_builtin(tmp_path, monkeypatch):
+    """Run from a samsim checkout, ./strategies holds copies of the library: they must not count
+    as user files (a second compiled engine); a local file that differs does replace it."""
+    from samsim import strategy
+
+    library = strategy._library_dir()
+    (tmp_path / "strategies").mkdir()
+    (tmp_path / "strategies" / "greedy.py").write_bytes((library / "greedy.py").read_bytes())
+    (tmp_path / "strategies" / "saver.py").write_text(
+        (library / "saver.py").read_text(encoding="utf-8") + "\n# mine\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    found = strategy.available()
+    assert found["greedy"] == "strategies.greedy"
+    assert found["saver"].endswith("saver.py")  # the user's file
