@@ -38,27 +38,20 @@ def play(players: int, seed: int, game: int = 0, data: GameData | None = None,
     """Play game ``game`` of seed ``seed`` (the same game a run with that seed plays) with its
     event log and per-round record."""
     from samsim import engine, schema
-    from samsim.events import FIELDS, KIND_NAMES, rows_to_tuples
-    from samsim.scenario import describe_events
+    from samsim.events import rows_to_tuples
     from samsim.strategy import lineup
+    from samsim.trace import events_frame
 
     data = data or comps.load()
     if not isinstance(game, (int, np.integer)) or isinstance(game, bool) or not 0 <= game < 2**63:
         raise ValueError(f"game must be a whole number 0..2**63-1, got {game!r}")
-    seats = lineup(engine._check_players(data, players), strategies)
+    seats = lineup(players, strategies)  # run_batch checks the player count
     st = engine.run_batch(1, players, seed, game, data, log=True, record=True, strategies=seats)
     specs = seats.seating(game)
     events = rows_to_tuples(st.events[0], int(st.n_events[0]))
-    rows = np.asarray(events, dtype=np.int64).reshape(-1, len(FIELDS))
-    names = [f"{spec}" for spec in specs]
-    log = pd.DataFrame({
-        "game": np.full(len(rows), game, np.int64), "seq": np.arange(len(rows), dtype=np.int64),
-        "round": rows[:, 0], "kind": [KIND_NAMES[k] for k in rows[:, 1]], "seat": rows[:, 2],
-        "a": rows[:, 3], "b": rows[:, 4], "c": rows[:, 5], "d": rows[:, 6],
-        "text": describe_events(data, events, position={"players": int(players)}, seat_names=names),
-    })
     seatings = [specs]
-    return Game(players, int(seed), int(game), specs, log,
+    return Game(players, int(seed), int(game), specs,
+                events_frame(data, players, game, events, seat_names=specs),
                 schema.rounds_frame(st, game, 1, seatings),
                 schema.results_frame(st, game, 1, seatings), data)
 

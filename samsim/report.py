@@ -173,7 +173,7 @@ def _cross_table(report: Report, players: int) -> str:
 
 def markdown(report: Report, plots: list[str]) -> str:
     games = report.tally.game_summary()
-    parts = [f"# Win-rate report", "",
+    parts = ["# Win-rate report", "",
              f"samsim {samsim.__version__}. Wins count draws as shared (1/k each); intervals are "
              f"95% Wilson score intervals; the score is final money with each unused special "
              f"tile counted as 3. Results hold for these strategies and this data only.", ""]

@@ -352,8 +352,7 @@ def load(path: str | Path, table: str = "results") -> pd.DataFrame:
         df = parts[0] if len(parts) == 1 else pd.concat(parts, ignore_index=True)
         if len(parts) > 1 and not df["game"].is_monotonic_increasing:
             df = df.sort_values(["game", "seat"], kind="stable", ignore_index=True)
-    df.attrs["samsim"] = run_metadata(path) if table == "results" else \
-        {**run_metadata(path), "table": table}
+    df.attrs["samsim"] = {**run_metadata(path), "table": table}
     return df
 
 

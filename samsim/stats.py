@@ -84,15 +84,11 @@ class Tally:
         """Count a frame in the ``rounds`` layout: money, rooms filled and hosting per round."""
         if rounds.empty:
             return self
-        frame = rounds.assign(strategy=rounds["strategy"].astype(str), n=1,
-                              money=rounds["money"].astype(np.int64))
-        frame["money_sq"] = frame["money"] ** 2
-        grouped = frame.groupby(_ROUNDS, sort=False)
-        self._push("rounds", grouped.agg(n=("n", "sum"), money=("money", "sum"),
-                                         money_sq=("money_sq", "sum"),
-                                         rooms_filled=("rooms_filled", "sum"),
-                                         hosted=("hosted", "sum"),
-                                         tiles=("tile", lambda t: int((t >= 0).sum()))))
+        money = rounds["money"].astype(np.int64)
+        frame = rounds.assign(strategy=rounds["strategy"].astype(str), n=1, money=money,
+                              money_sq=money ** 2, tiles=(rounds["tile"] >= 0).astype(np.int64))
+        columns = ["n", "money", "money_sq", "rooms_filled", "hosted", "tiles"]
+        self._push("rounds", frame.groupby(_ROUNDS, sort=False)[columns].sum())
         return self
 
     def merge(self, other: "Tally") -> "Tally":

@@ -67,6 +67,22 @@ def _engine(name: str):
     raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {name!r}")
 
 
+def events_frame(data: GameData, players: int, game: int, events, seat_names=()) -> pd.DataFrame:
+    """One game's event rows as a trace (``TRACE_COLUMNS``), each with its English line."""
+    from samsim.scenario import describe_events
+
+    rows = np.asarray(events, dtype=np.int64).reshape(-1, len(FIELDS))
+    return pd.DataFrame({
+        "game": np.full(len(rows), game, np.int64),
+        "seq": np.arange(len(rows), dtype=np.int64),
+        "round": rows[:, 0],
+        "kind": [KIND_NAMES[k] for k in rows[:, 1]],
+        "seat": rows[:, 2], "a": rows[:, 3], "b": rows[:, 4], "c": rows[:, 5], "d": rows[:, 6],
+        "text": describe_events(data, events, position={"players": int(players)},
+                                seat_names=seat_names),
+    })
+
+
 def trace_games(players: int, seed: int, games: int | Iterable[int] = 1,
                 data: GameData | None = None, params=None) -> pd.DataFrame:
     """Play games of ``samsim.simulate`` again with their event logs on; one row per event.
@@ -76,23 +92,12 @@ def trace_games(players: int, seed: int, games: int | Iterable[int] = 1,
     ``df.attrs['samsim']`` holds what replaying needs (seed, players, params, data sha256).
     """
     from samsim import engine
-    from samsim.scenario import describe_events
 
     data = data or comps.load()
     ids = _game_ids(games)
-    frames = []
-    for game in ids:
-        events = engine.play_game(data, players, seed, game, params, log=True).events
-        rows = np.asarray(events, dtype=np.int64).reshape(-1, len(FIELDS))
-        frame = pd.DataFrame({
-            "game": np.full(len(rows), game, np.int64),
-            "seq": np.arange(len(rows), dtype=np.int64),
-            "round": rows[:, 0],
-            "kind": [KIND_NAMES[k] for k in rows[:, 1]],
-            "seat": rows[:, 2], "a": rows[:, 3], "b": rows[:, 4], "c": rows[:, 5], "d": rows[:, 6],
-            "text": describe_events(data, events, position={"players": int(players)}),
-        })
-        frames.append(frame)
+    frames = [events_frame(data, players, game,
+                           engine.play_game(data, players, seed, game, params, log=True).events)
+              for game in ids]
     df = pd.concat(frames, ignore_index=True)
     df.attrs["samsim"] = {"kind": "trace", "players": int(players), "seed": int(seed),
                           "games": ids, "policy": "random", "params": params,
