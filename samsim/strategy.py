@@ -515,11 +515,24 @@ def _dispatcher(stage: str):
             callers.setdefault(fn, []).append(k)
         functions = {f"f{i}": fn for i, fn in enumerate(callers)}
         functions["view_nb"] = view_nb
+        inlined = [fn.targetoptions.get("inline") == "always" for fn in callers]
         lines = ["def switch(lineup, sid, comp, st, g, p, params, rng, out):"]
-        for i, sids in enumerate(callers.values()):
-            test = " or ".join(f"sid == {k}" for k in sids)
-            lines.append(f"    {'if' if i == 0 else 'elif'} {test}:")
-            lines.append(f"        f{i}(comp, view_nb(st, g, p), params, rng, out)")
+        branch = "if"
+        for i, sids in enumerate(callers.values()):  # inlined: the view's unused fields vanish
+            if inlined[i]:
+                lines.append(f"    {branch} {' or '.join(f'sid == {k}' for k in sids)}:")
+                lines.append(f"        f{i}(comp, view_nb(st, g, p), params, rng, out)")
+                branch = "elif"
+        if not all(inlined):  # out of line: one view for every call site
+            lines.append("    else:" if branch == "elif" else "    if True:")
+            lines.append("        view = view_nb(st, g, p)")
+            first = True
+            for i, sids in enumerate(callers.values()):
+                if not inlined[i]:
+                    lines.append(f"        {'if' if first else 'elif'} "
+                                 f"{' or '.join(f'sid == {k}' for k in sids)}:")
+                    lines.append(f"            f{i}(comp, view, params, rng, out)")
+                    first = False
         exec("\n".join(lines), functions)
         return functions["switch"]
 
