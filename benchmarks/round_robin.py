@@ -37,14 +37,13 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
 
     names = sorted(strategy.available())
-    full = strategy.lineup(PLAYERS, "random")  # the whole library: one compile
     t = time.perf_counter()
-    engine.run_batch(10, PLAYERS, 0, strategies=full)
+    engine.run_batch(10, PLAYERS, 0, strategies=strategy.rotation(PLAYERS, names))
     print(f"compile (or cache load): {time.perf_counter() - t:.1f} s", file=sys.stderr)
 
     speed = {}
     for name in names:
-        seats = full.reseat([name] * PLAYERS)
+        seats = [name] * PLAYERS
         engine.run_batch(200, PLAYERS, 1, strategies=seats)
         t = time.perf_counter()
         engine.run_batch(args.speed_games, PLAYERS, 1, strategies=seats)
@@ -57,7 +56,7 @@ def main(argv=None) -> int:
                for combo in itertools.combinations(names, PLAYERS) for rot in range(PLAYERS)]
     for k, seats in enumerate(lineups):
         st = engine.run_batch(args.games, PLAYERS, args.seed, game0=k * args.games,
-                              strategies=full.reseat(seats))
+                              strategies=seats)
         for s, name in enumerate(seats):
             credit[name].append(st.win_credit[:, s].copy())
         if args.best in seats:

@@ -16,8 +16,8 @@ import numpy as np
 import pandas as pd
 from numba import prange
 
+from samsim import abi, schema
 from samsim import components as comps
-from samsim import schema
 from samsim.components import TILE_KINDS, GameData
 from samsim.decisions import (BUILD, CARD, DECISION_LEN, ERRORS, GROUP, HOLIDAY, MAX_PICKS, MAX_TAKE,
                               N_TAKE, RECALL, SEND_HOME, SUITE_ROOM, SWITCH, TAKE)
@@ -25,7 +25,7 @@ from samsim.events import rows_to_tuples
 from samsim.jit import rule
 from samsim.rules.round import play_rounds_nb
 from samsim.rules.setup import deal_nb, log_flags_nb
-from samsim.strategy import lineup
+from samsim.strategy import STAGES, Lineup, lineup
 from samsim.state import (ERROR_CODE, ERROR_ROUND, ERROR_SEAT, NO_OVERRIDE, Control, State,
                           allocate)
 
@@ -79,17 +79,36 @@ def _check_seed(seed) -> np.uint64:
     return np.uint64(seed)
 
 
-def _control(data: GameData, players, seed, game0, strategies, params=None, script=None,
-             arrivals=None) -> Control:
-    c = data.components
-    seats = lineup(players, strategies, params)
+def _control(data: GameData, seats: Lineup, seed, game0, script=None, arrivals=None,
+             entries=None) -> Control:
+    c, players = data.components, seats.players
     return Control(
-        seed=_check_seed(seed), game0=int(game0), lineup=seats,
+        seed=_check_seed(seed), game0=int(game0),
+        entries=seats.entries() if entries is None else entries,
         seat_strategy=seats.seat_strategy, params=seats.params,
         script=np.full((0, c.rounds, players, DECISION_LEN), -1, np.int64) if script is None else script,
         arrivals=(np.full((0, c.rounds, c.max_groups, c.chips_per_nation), -1, np.int64)
                   if arrivals is None else arrivals),
     )
+
+
+def _compile(data: GameData, seats: Lineup) -> None:
+    """The engine, compiled (or loaded from the cache) once per process. From a cold cache the
+    line-up's strategies compile in another process meanwhile (``abi.precompile``): on two cores
+    that takes the strategies' share off the first run's wait."""
+    if _run_batch_nb.signatures:
+        return
+    helper = abi.precompile(seats.uncompiled())
+    try:
+        empty = allocate(data.components, 0, seats.players)
+        _run_batch_nb(data.components, empty, _control(
+            data, seats, 0, 0, entries=np.zeros((len(seats.infos), len(STAGES)), np.int64)))
+    except BaseException:
+        if helper:
+            helper.kill()
+        raise
+    if helper:
+        helper.wait()
 
 
 @contextlib.contextmanager
@@ -128,18 +147,20 @@ def run_batch(games: int, players: int, seed: int, game0: int = 0, data: GameDat
     """
     data = data or comps.load()
     players = _check_players(data, players)
+    seats = lineup(players, strategies, params)
+    _compile(data, seats)
     if reuse is None:
         st = allocate(data.components, games, players, log=log, record=record)
     else:
         st = State(*(a[:games] for a in reuse))
-    ctl = _control(data, players, seed, game0, strategies, params)
+    ctl = _control(data, seats, seed, game0)
     with _threads(threads):
         _run_batch_nb(data.components, st, ctl)
     broken = np.flatnonzero(st.error[:, ERROR_CODE])
     if broken.size:  # a strategy broke a rule: a bug in it, never a result row
         g = int(broken[0])
         seat = int(st.error[g, ERROR_SEAT])
-        raise IllegalDecision(f"strategy {ctl.lineup.seating(game0 + g)[seat]} (seat {seat}) made an illegal "
+        raise IllegalDecision(f"strategy {seats.seating(game0 + g)[seat]} (seat {seat}) made an illegal "
                               f"decision in game {game0 + g} (seed {seed}), round "
                               f"{st.error[g, ERROR_ROUND]}: {ERRORS[int(st.error[g, ERROR_CODE])]}")
     return st
@@ -438,8 +459,8 @@ def play_position(data: GameData | None, position: dict, log: bool = True) -> Ga
             if dec is not None:
                 _script_row(data, script[0, r, p], dec, f"decisions.{key}[{p}]")
 
-    ctl = _control(data, players, seed, game, position.get("strategies"), position.get("params"),
-                   script, arrivals)
+    seats = lineup(players, position.get("strategies"), position.get("params"))
+    ctl = _control(data, seats, seed, game, script, arrivals)
     _play_one_nb(c, st, ctl, first, last)
     return _record(data, st, log)
 

@@ -3,14 +3,19 @@
 Each ``decide_*_nb`` clears the fields of one decision stage in ``state.decision[g]`` and has them
 filled; the rules then apply and check them. A seat whose script row for the round has a card
 (CARD >= 0) follows the script for the whole round; otherwise its strategy decides, through the
-line-up's dispatch (``samsim.strategy``), seeing only the seat's ``View`` and drawing from the
-seat's own stream.
+entry point for the stage (``Control.entries``, called by address: ``samsim.abi``), seeing only
+the seat's ``View`` and drawing from the seat's own stream.
 """
 
+import numpy as np
+
+from samsim.abi import call_nb
 from samsim.decisions import BUILD, CARD, DECISION_LEN, GROUP, HOLIDAY, N_TAKE, SEND_HOME, SWITCH
 from samsim.jit import rule
-from samsim.strategy import (dispatch_build, dispatch_card, dispatch_holiday, dispatch_send_home,
-                             dispatch_switch, dispatch_take)
+from samsim.strategy import STAGES, view_nb
+
+#: Column of each decision in ``Control.entries`` (np.int64: see samsim.jit on literal ints).
+CARD_AT, SWITCH_AT, BUILD_AT, SEND_HOME_AT, TAKE_AT, HOLIDAY_AT = (np.int64(k) for k in range(len(STAGES)))
 
 
 @rule
@@ -47,22 +52,26 @@ def _seat_rng_nb(st, g, p):
 
 
 @rule
+def _strategy_nb(comp, st, ctl, g, p, stage):
+    """The seat's strategy makes the stage's decision."""
+    k = _seating_nb(ctl, g)
+    call_nb(ctl.entries[ctl.seat_strategy[k, p], stage], comp, view_nb(st, g, p), ctl.params[k, p],
+            _seat_rng_nb(st, g, p), st.decision[g])
+
+
+@rule
 def decide_card_nb(comp, st, ctl, g, p, r):
     """Price card, with RECALL first (it is used at the moment the card is chosen)."""
     _clear_nb(st, g, CARD, SWITCH)
     if not _follow_script_nb(st, ctl, g, r, p, CARD, SWITCH):
-        k = _seating_nb(ctl, g)
-        dispatch_card(ctl.lineup, ctl.seat_strategy[k, p], comp, st, g, p, ctl.params[k, p],
-                      _seat_rng_nb(st, g, p), st.decision[g])
+        _strategy_nb(comp, st, ctl, g, p, CARD_AT)
 
 
 @rule
 def decide_switch_nb(comp, st, ctl, g, p, r):
     _clear_nb(st, g, SWITCH, BUILD)
     if not _follow_script_nb(st, ctl, g, r, p, SWITCH, BUILD):
-        k = _seating_nb(ctl, g)
-        dispatch_switch(ctl.lineup, ctl.seat_strategy[k, p], comp, st, g, p, ctl.params[k, p],
-                        _seat_rng_nb(st, g, p), st.decision[g])
+        _strategy_nb(comp, st, ctl, g, p, SWITCH_AT)
 
 
 @rule
@@ -70,9 +79,7 @@ def decide_build_nb(comp, st, ctl, g, p, r):
     """Called when a tile is offered and affordable: which kind (and the suite's room), or pass."""
     _clear_nb(st, g, BUILD, SEND_HOME)
     if not _follow_script_nb(st, ctl, g, r, p, BUILD, SEND_HOME):
-        k = _seating_nb(ctl, g)
-        dispatch_build(ctl.lineup, ctl.seat_strategy[k, p], comp, st, g, p, ctl.params[k, p],
-                       _seat_rng_nb(st, g, p), st.decision[g])
+        _strategy_nb(comp, st, ctl, g, p, BUILD_AT)
 
 
 @rule
@@ -80,9 +87,7 @@ def decide_send_home_nb(comp, st, ctl, g, p, r):
     """At the start of the seat's tourist turn: rooms to empty with the SEND_HOME tile, if any."""
     _clear_nb(st, g, SEND_HOME, GROUP)
     if not _follow_script_nb(st, ctl, g, r, p, SEND_HOME, GROUP):
-        k = _seating_nb(ctl, g)
-        dispatch_send_home(ctl.lineup, ctl.seat_strategy[k, p], comp, st, g, p,
-                           ctl.params[k, p], _seat_rng_nb(st, g, p), st.decision[g])
+        _strategy_nb(comp, st, ctl, g, p, SEND_HOME_AT)
 
 
 @rule
@@ -91,9 +96,7 @@ def decide_take_nb(comp, st, ctl, g, p, r):
     st.decision[g, GROUP] = -1
     st.decision[g, N_TAKE] = 0
     if not _follow_script_nb(st, ctl, g, r, p, GROUP, HOLIDAY):
-        k = _seating_nb(ctl, g)
-        dispatch_take(ctl.lineup, ctl.seat_strategy[k, p], comp, st, g, p, ctl.params[k, p],
-                      _seat_rng_nb(st, g, p), st.decision[g])
+        _strategy_nb(comp, st, ctl, g, p, TAKE_AT)
 
 
 @rule
@@ -101,6 +104,4 @@ def decide_holiday_nb(comp, st, ctl, g, p, r):
     """Staff holiday: which tourists (rooms) to send home."""
     _clear_nb(st, g, HOLIDAY, DECISION_LEN)
     if not _follow_script_nb(st, ctl, g, r, p, HOLIDAY, DECISION_LEN):
-        k = _seating_nb(ctl, g)
-        dispatch_holiday(ctl.lineup, ctl.seat_strategy[k, p], comp, st, g, p, ctl.params[k, p],
-                         _seat_rng_nb(st, g, p), st.decision[g])
+        _strategy_nb(comp, st, ctl, g, p, HOLIDAY_AT)

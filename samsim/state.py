@@ -112,8 +112,9 @@ class Control(NamedTuple):
 
     seed: np.uint64  # the run's seed
     game0: int  # game id of row 0 (game ids = game0 + g)
-    lineup: object  # samsim.strategy.Lineup: which strategies the engine is compiled for
-    seat_strategy: np.ndarray  # int64[S, N]: each seat's strategy (an index into the line-up) in
+    entries: np.ndarray  # int64[K, stages]: address of each strategy's entry point per decision
+    #   (samsim.strategy.Lineup.entries; samsim.abi)
+    seat_strategy: np.ndarray  # int64[S, N]: each seat's strategy (a row of entries) in
     #   each of the line-up's S seatings; game id k plays seating k mod S
     params: np.ndarray  # float64[S, N, MAX_PARAMS]: each seat's strategy parameters, per seating
     script: np.ndarray  # int64[G or 0, rounds, N, DECISION_LEN]: scripted decisions, CARD -1 = none

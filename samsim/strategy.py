@@ -24,12 +24,11 @@ view holds the public arrays of one game (leading axis of length 1, so the rules
 order, the other seats' random streams and notebooks are not in it, and the price cards are chosen
 by every seat before any is put down, so ``played`` shows nothing during that choice.
 
-Dispatch (measured, README "Strategies"): a line-up is a Numba type whose key names the
-strategies and the hash of their source files; the engine is compiled once per line-up, with a
-switch over the seat's strategy index (calling each strategy out of line unless it asks to be
-inlined). Keying the type on the sources
-is what keeps an edited strategy from running stale compiled code, and lets Numba's cache hold one
-compiled engine per line-up.
+Dispatch (measured, README "How seats reach their strategy"): each decision function is compiled
+on its own into a C entry point, cached on disk under the hash of the strategy's source files, and
+the engine, compiled once for every line-up, calls the seat's entry point by address
+(``samsim.abi``). So an edited strategy never runs stale code, and a new one costs seconds of
+compile, not a new engine.
 """
 
 from __future__ import annotations
@@ -47,9 +46,9 @@ from typing import NamedTuple
 
 import numba
 import numpy as np
-from numba import njit, types
-from numba.extending import NativeValue, models, overload, register_model, typeof_impl, unbox
+from numba import njit
 
+from samsim import abi
 from samsim.jit import rule
 from samsim.state import MEMO_LEN  # noqa: F401  (re-exported: part of the contract)
 
@@ -60,12 +59,11 @@ MAX_PARAMS = 32
 
 
 def decision(fn=None, *, inline=False):
-    """Decorator for a strategy's decision functions (and helpers they share): compiled, never
-    allocating. Called out of line by default: a strategy inlined at every decision site of the
-    round made a 4-strategy engine take ~10 minutes to compile; a call costs ~0.1 us, which only
-    a trivial function (``inline=True``, as the random strategy's) notices. Not cached on its own:
-    the engine compiled for a line-up holds its code and is cached."""
-    options = {"_nrt": False, "inline": "always" if inline else "never"}
+    """Decorator for a strategy's decision functions and the helpers they share: compiled, never
+    allocating, and never raising (integer division by zero gives 0: an exception could not
+    leave the engine's threads). A stage function is compiled into its entry point; a helper is
+    called out of line unless ``inline=True`` (worth it only for a few lines called often)."""
+    options = {"_nrt": False, "error_model": "numpy", "inline": "always" if inline else "never"}
     return njit(**options) if fn is None else njit(**options)(fn)
 
 
@@ -139,6 +137,34 @@ class StrategyInfo:
     def function(self, stage: str):
         from samsim import moves
         return getattr(self.module, stage, None) or getattr(moves, f"default_{stage}")
+
+    @property
+    def where(self) -> str:
+        """The name ``load_strategy`` finds this strategy by, in any process with the same working
+        directory: its file for a strategy loaded from a file, else its module."""
+        if self.module.__name__.startswith(_USER_PACKAGE):
+            return self.module.__file__
+        return self.module.__name__
+
+    def _sources(self, stage: str) -> str:
+        """What the stage's compiled function depends on besides samsim (whose sources key the
+        whole cache): the strategy's files, unless the stage falls back to samsim.moves."""
+        return self.source_hash if hasattr(self.module, stage) else "samsim"
+
+    def addresses(self) -> list[int]:
+        """The entry point of each stage (STAGES order), compiled or loaded from the cache."""
+        out = []
+        for stage in STAGES:
+            try:
+                out.append(abi.address(self.function(stage), self._sources(stage)))
+            except numba.core.errors.NumbaError as exc:
+                first = str(exc).strip().splitlines()[0]
+                raise StrategyError(f"strategy {self.name!r}: {stage} does not compile: "
+                                    f"{first}") from exc
+        return out
+
+    def cached(self) -> bool:
+        return all(abi.is_cached(self.function(stage), self._sources(stage)) for stage in STAGES)
 
 
 @dataclass(frozen=True)
@@ -242,6 +268,7 @@ def available() -> dict[str, str]:
 
 
 _LOADED: dict[tuple[str, str], StrategyInfo] = {}
+_USER_PACKAGE = "samsim_user_strategies."
 
 
 def _load_file(path: Path) -> StrategyInfo:
@@ -249,7 +276,7 @@ def _load_file(path: Path) -> StrategyInfo:
         raise StrategyError(f"strategy file {path} does not exist")
     key = (str(path.resolve()), _hash_sources(path))
     if key not in _LOADED:
-        module_name = f"samsim_user_strategies.{path.stem}_{key[1]}"
+        module_name = f"{_USER_PACKAGE}{path.stem}_{key[1]}"
         spec = importlib.util.spec_from_file_location(module_name, path)
         module = importlib.util.module_from_spec(spec)
         sys.modules[module_name] = module
@@ -355,33 +382,10 @@ def with_params(info: StrategyInfo, given: dict, where: str | None = None) -> St
 
 # ----------------------------------------------------------------------------- line-ups
 
-class LineupType(types.Type):
-    """The Numba type of a line-up: its key lists the strategies (with their source hashes) the
-    engine is compiled for, so each line-up and each edit of a strategy is its own compiled code."""
-
-    def __init__(self, key: tuple[tuple[str, str, str], ...]):
-        self.key_ = key
-        super().__init__(name="Lineup(" + ", ".join(f"{n}@{h}" for n, _, h in key) + ")")
-
-    @property
-    def key(self):
-        return self.key_
-
-
-register_model(LineupType)(models.OpaqueModel)
-
-#: (module name, source hash) -> module, for the overloads below (a line-up registers itself).
-_MODULES: dict[tuple[str, str], ModuleType] = {}
-
-
-def _ident(info: StrategyInfo) -> tuple[str, str, str]:
-    return info.name, info.module.__name__, info.source_hash
-
-
 class Lineup:
-    """Who plays which seat: the compiled code (every strategy named, plus ``pool``) and one or
-    more seatings. With several seatings (a pool rotated through the seats), game id k plays
-    seating k mod len(seatings), whatever chunk or batch it falls in."""
+    """Who plays which seat: the strategies seated (plus ``pool``) and one or more seatings. With
+    several seatings (a pool rotated through the seats), game id k plays seating k mod
+    len(seatings), whatever chunk or batch it falls in."""
 
     def __init__(self, seats, pool=()):
         seatings = [list(row) for row in seats] if seats and isinstance(seats[0], (list, tuple)) \
@@ -392,8 +396,6 @@ class Lineup:
         distinct = sorted({_ident(s.info): s.info for s in [*everyone, *pool]}.items())
         self.key = tuple(k for k, _ in distinct)
         self.infos = [info for _, info in distinct]
-        for (_, module_name, source_hash), info in distinct:
-            _MODULES[(module_name, source_hash)] = info.module
         self.seatings = seatings
         rows, players = len(seatings), len(seatings[0])
         self.seat_strategy = np.array([[self.key.index(_ident(s.info)) for s in row]
@@ -413,39 +415,24 @@ class Lineup:
         """The specs of game id ``game``'s seats."""
         return [s.spec() for s in self.seatings[game % len(self.seatings)]]
 
-    def reseat(self, seats) -> "Lineup":
-        """The same compiled line-up with other seats (a seating, or a list of seatings, each
-        made of its strategies): every seating of a pool runs on one compile."""
-        nested = seats and isinstance(seats[0], (list, tuple))
-        seated = [[parse_spec(s) for s in row] for row in (seats if nested else [seats])]
-        out = Lineup(seated, self.infos_as_strategies())
-        if out.key != self.key:
-            extra = sorted({s.info.name for row in seated for s in row}
-                           - {info.name for info in self.infos})
-            raise StrategyError(f"not in this line-up: {', '.join(extra)}")
-        return out
+    def entries(self) -> np.ndarray:
+        """int64[strategies, stages]: the address of each strategy's entry point for each decision
+        (``Control.entries``); compiles those not yet compiled."""
+        return np.array([info.addresses() for info in self.infos], np.int64)
 
-    def infos_as_strategies(self) -> list[Strategy]:
-        return [with_params(info, {}) for info in self.infos]
+    def uncompiled(self) -> list[str]:
+        """The strategies (as ``load_strategy`` names them) whose entry points are not cached."""
+        return [info.where for info in self.infos if not info.cached()]
 
 
-@typeof_impl.register(Lineup)
-def _typeof_lineup(val, c):
-    return LineupType(val.key)
+def _ident(info: StrategyInfo) -> tuple[str, str, str]:
+    return info.name, info.module.__name__, info.source_hash
 
 
-@unbox(LineupType)
-def _unbox_lineup(typ, obj, c):
-    return NativeValue(c.context.get_dummy_value())
-
-
-def lineup(players: int, strategies=None, params=None, extra=()) -> Lineup:
+def lineup(players: int, strategies=None, params=None) -> Lineup:
     """The line-up of ``players`` seats: one strategy for all (a name or spec) or one per seat;
-    ``params`` (a dict, or one per seat) overrides parameters on top of the specs.
-
-    The engine is compiled for the seats' strategies, the whole built-in library and ``extra``:
-    one compile then serves every line-up of those (``Lineup.reseat``), and only a strategy from
-    outside the library costs a new one. A ``Lineup`` is returned as it is."""
+    ``params`` (a dict, or one per seat) overrides parameters on top of the specs. A ``Lineup`` is
+    returned as it is."""
     if isinstance(strategies, Lineup):
         if strategies.players != players:
             raise StrategyError(f"the line-up seats {strategies.players} players, not {players}")
@@ -465,79 +452,18 @@ def lineup(players: int, strategies=None, params=None, extra=()) -> Lineup:
         if given:
             s = with_params(s.info, {**s.params, **given}, s.spec())
         seats.append(s)
-    return Lineup(seats, _library(extra))
+    return Lineup(seats)
 
 
 def rotation(players: int, pool) -> Lineup:
     """A pool of strategies (specs) rotated through ``players`` seats: seating k puts
     ``pool[(k + s) % len(pool)]`` in seat s, so any ``len(pool)`` consecutive games seat every
     strategy in every seat equally often (once each when the pool is at least as large as the
-    table). Compiled with the whole library, like ``lineup``."""
+    table)."""
     if isinstance(pool, str) or not pool:
         raise StrategyError("a pool needs a list of strategies, e.g. ['greedy', 'undercut']")
     if not isinstance(players, (int, np.integer)) or isinstance(players, bool) or players < 1:
         raise StrategyError(f"players must be a positive whole number, got {players!r}")
     members = [parse_spec(spec) for spec in pool]
     k = len(members)
-    return Lineup([[members[(row + s) % k] for s in range(players)] for row in range(k)],
-                  _library(members))
-
-
-def _library(extra=()) -> list[Strategy]:
-    return [parse_spec(s) for s in [*_builtin_names(), *extra]]
-
-
-def _dispatcher(stage: str):
-    """A compiled ``dispatch(lineup, sid, comp, st, g, p, params, rng, out)`` for one stage: a
-    switch over the line-up's strategies, generated when the engine is compiled for a line-up.
-
-    The view is built inside each branch, not before the switch: an inlined strategy (random)
-    then reads its few fields straight from the state, and only an out-of-line call materialises
-    the whole view. Built before the switch, it cost a 4-player random game half its speed."""
-
-    def dispatch(lineup, sid, comp, st, g, p, params, rng, out):
-        for k, info in enumerate(lineup.infos):  # NUMBA_DISABLE_JIT: plain Python
-            if k == sid:
-                return info.function(stage)(comp, view_nb(st, g, p), params, rng, out)
-
-    if numba.config.DISABLE_JIT:
-        return dispatch
-
-    @overload(dispatch, inline="always")
-    def _switch(lineup, sid, comp, st, g, p, params, rng, out):
-        if not isinstance(lineup, LineupType):
-            return None
-        from samsim import moves
-        callers: dict = {}  # function -> strategy indices calling it (one call site each)
-        for k, (_, module_name, source_hash) in enumerate(lineup.key):
-            module = _MODULES[(module_name, source_hash)]
-            fn = getattr(module, stage, None) or getattr(moves, f"default_{stage}")
-            callers.setdefault(fn, []).append(k)
-        functions = {f"f{i}": fn for i, fn in enumerate(callers)}
-        functions["view_nb"] = view_nb
-        inlined = [fn.targetoptions.get("inline") == "always" for fn in callers]
-        lines = ["def switch(lineup, sid, comp, st, g, p, params, rng, out):"]
-        branch = "if"
-        for i, sids in enumerate(callers.values()):  # inlined: the view's unused fields vanish
-            if inlined[i]:
-                lines.append(f"    {branch} {' or '.join(f'sid == {k}' for k in sids)}:")
-                lines.append(f"        f{i}(comp, view_nb(st, g, p), params, rng, out)")
-                branch = "elif"
-        if not all(inlined):  # out of line: one view for every call site
-            lines.append("    else:" if branch == "elif" else "    if True:")
-            lines.append("        view = view_nb(st, g, p)")
-            first = True
-            for i, sids in enumerate(callers.values()):
-                if not inlined[i]:
-                    lines.append(f"        {'if' if first else 'elif'} "
-                                 f"{' or '.join(f'sid == {k}' for k in sids)}:")
-                    lines.append(f"            f{i}(comp, view, params, rng, out)")
-                    first = False
-        exec("\n".join(lines), functions)
-        return functions["switch"]
-
-    return dispatch
-
-
-dispatch_card, dispatch_switch, dispatch_build, dispatch_send_home, dispatch_take, dispatch_holiday = (
-    _dispatcher(stage) for stage in STAGES)
+    return Lineup([[members[(row + s) % k] for s in range(players)] for row in range(k)], members)

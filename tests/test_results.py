@@ -83,7 +83,7 @@ def test_rounds_record_is_the_event_log(recorded):
     st, _, rounds = recorded
     seats = rotation(4, POOL)
     game = 7
-    one = engine.run_batch(1, 4, 9, game, DATA, log=True, strategies=seats.reseat(seats.seating(game)))
+    one = engine.run_batch(1, 4, 9, game, DATA, log=True, strategies=seats.seating(game))
     ev = pd.DataFrame(one.events[0, :one.n_events[0]], columns=["round", "kind", "seat", "a", "b",
                                                                  "c", "d"])
     from samsim import events
@@ -130,7 +130,7 @@ def test_a_rotated_game_is_its_seating_played_alone():
     seats = rotation(4, POOL)
     df = engine.simulate(40, 4, seed=5, data=DATA, strategies=seats, chunk_size=7)
     for game in (0, 6, 33):
-        alone = engine.run_batch(1, 4, 5, game, DATA, strategies=seats.reseat(seats.seating(game)))
+        alone = engine.run_batch(1, 4, 5, game, DATA, strategies=seats.seating(game))
         rows = df[df["game"] == game]
         assert rows["money"].tolist() == alone.money[0].tolist()
         assert rows["strategy"].astype(str).tolist() == seats.seating(game)

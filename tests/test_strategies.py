@@ -61,7 +61,7 @@ def test_strategies_do_something_different():
     """A strategy that silently fell back to the defaults would pass every test above."""
     moneys = {}
     for name in LIBRARY:
-        st = engine.run_batch(200, 4, seed=3, strategies=ALL.reseat([name] * 4))
+        st = engine.run_batch(200, 4, seed=3, strategies=lineup(4, [name] * 4))
         moneys[name] = st.money.copy()
     for a in LIBRARY:
         for b in LIBRARY:
@@ -86,7 +86,7 @@ def test_decisions_ignore_the_order_of_the_decks(name):
     """Round 4 of a 4-player game reveals one tile: the rest of the stack and the tourist cards of
     later rounds are face down, so no decision of round 4 may depend on their order."""
     base = {"players": 4, "seed": 5, "game": 1, "round": 4, "rounds": 1,
-            "strategies": ALL.reseat([name] * 4)}
+            "strategies": lineup(4, [name] * 4)}
     stack = [0, 1, 2, 0, 1, 2, 3, 4, 5, 0, 1, 2]
     shuffled = [0] + stack[1:][::-1]
     one = _round_events({**base, "tile_stack": stack, "tourist_cards": [3, 1, 2, 4]}, 4)
@@ -99,7 +99,7 @@ def test_no_seat_sees_a_card_chosen_before_its_own(name):
     """Price cards are chosen face down: seat 1's choice must not change with seat 0's card of
     the same round (seat 0 chooses first in the kernel's loop)."""
     base = {"players": 4, "seed": 9, "game": 2, "round": 3, "rounds": 1,
-            "strategies": ALL.reseat(["random", name, name, name])}
+            "strategies": lineup(4, ["random", name, name, name])}
     plays = []
     for card in (0, 9):
         decisions = {3: [{"card": card}, None, None, None]}
@@ -163,7 +163,7 @@ def test_the_game_invariants_hold_whoever_plays(players, seed, game, picks):
     mix of library strategies: the final state is consistent, and replaying the log move by move
     from the deal ends in exactly the kernel's final state."""
     record = engine.play_game(DATA, players, seed, game, log=True,
-                              strategies=ALL.reseat(picks[:players]))
+                              strategies=lineup(players, picks[:players]))
     check_final(record, players)
     _, replay = replay_rounds(record, players, dealt_stack(players, seed, game))
     assert replay.done == DATA.components.rounds

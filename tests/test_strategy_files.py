@@ -1,10 +1,9 @@
 """A user's strategy file: the README's example runs as written, and editing it between two runs
-never runs the stale compiled engine.
+never runs stale compiled code, while the engine itself is compiled once.
 
-Numba's cache checks only a function's own file, and the engine inlines code from many files, so
-samsim keys the compiled engine on the sources of the strategies in it (``samsim.strategy``). This
-is proved the way a user would meet it: separate processes sharing one on-disk cache, the file
-edited between them.
+Numba's cache checks only a function's own file, so samsim keys each strategy's compiled entry
+point on the strategy's sources (``samsim.abi``). This is proved the way a user would meet it:
+separate processes sharing one on-disk cache, the file edited between them.
 """
 
 import json
@@ -16,8 +15,6 @@ from pathlib import Path
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 
-# The line-up holds only the user's strategy (the library is compiled into every line-up made by
-# ``strategy.lineup``): the same staleness question, at half the compile time of the full library.
 RUN = """
 import json
 from samsim import engine, strategy
@@ -51,12 +48,16 @@ def test_the_readme_strategy_runs_and_an_edit_is_never_stale(tmp_path):
 
     first = run(tmp_path, cache)
     assert first["cache_hits"] == 0
-    again = run(tmp_path, cache)  # unchanged file: the compiled engine comes from the cache
+    again = run(tmp_path, cache)  # unchanged file: everything comes from the cache
     assert again["cache_hits"] == 1 and again["money"] == first["money"]
+    entries = sorted(p.name for p in (tmp_path / "cache").rglob("*.nbi") if "cautious" in p.name)
+    assert entries, "the strategy's entry points were not cached"
 
     edited = example_source().replace("< params[0]", ">= params[0]")
     assert edited != example_source()
     mine.write_text(edited)
     after = run(tmp_path, cache)
-    assert after["cache_hits"] == 0, "the edited strategy was served from the old cache"
+    assert after["cache_hits"] == 1, "an edited strategy recompiled the engine"
     assert after["money"] != first["money"], "the edit did not change the games: stale code ran"
+    fresh = sorted(p.name for p in (tmp_path / "cache").rglob("*.nbi") if "cautious" in p.name)
+    assert len(fresh) > len(entries), "the edited strategy's entry points were not compiled anew"
