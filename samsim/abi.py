@@ -1,15 +1,15 @@
 """How the engine calls a strategy it was not compiled with: through a C function pointer.
 
-The engine is compiled once, for every line-up: a decision site passes the address of the seat's
-strategy entry point (``Control.entries``) and a pointer to the call's arguments packed on the
-stack. Each decision function is compiled on its own into a C entry point (``numba.cfunc``, cached
-on disk), so a new or edited strategy costs seconds of compile, not a new engine, and the
-strategies of a line-up can compile in another process while the engine compiles in this one
-(``precompile``). Measured against the engine compiled with every strategy called directly
-(README "How seats reach their strategy").
+The engine is compiled once, for every line-up. Each decision function is compiled on its own
+into a C entry point ``void entry(void *batch, int64 game, int64 seat)`` (``numba.cfunc``, cached
+on disk), and a decision site calls the seat's entry point by address (``Control.entries``). So a
+new or edited strategy costs seconds of compile, not a new engine, and the strategies of a line-up
+can compile in another process while the engine compiles in this one (``precompile``).
 
-Why a pointer to packed arguments: Numba passes a NamedTuple of arrays as hundreds of scalar
-arguments; one pointer is a single register, and the callee loads only the fields it reads.
+Why ``batch``: at the start of a batch the engine copies the headers of its arrays (component
+data, state, control; not their contents) into ``Control.batch``, and an entry point reads back the
+few it uses, then makes the seat's view itself. Packing the view at every call instead (Numba
+passes a NamedTuple of arrays as some two hundred scalars) made the cheap strategies 2-5x slower.
 
 An entry point lives in a generated module under the kernel cache folder (``samsim.jit``), named
 after the decision function and the hash of its sources, so Numba's file-keyed cache can never
@@ -32,52 +32,89 @@ import numpy as np
 from llvmlite import ir
 from numba import njit, types
 from numba.core import cgutils
+from numba.core.registry import cpu_target
 from numba.core.errors import TypingError
 from numba.extending import intrinsic
 
 from samsim.jit import CACHE_DIR
 
-#: The C signature of every entry point: ``void entry(void *packed_arguments)``.
-SIGNATURE = types.void(types.voidptr)
+#: The C signature of every entry point: ``void entry(void *batch, int64 game, int64 seat)``.
+SIGNATURE = types.void(types.voidptr, types.int64, types.int64)
 
 
 @functools.cache
 def packed_type() -> types.Tuple:
-    """The Numba type of ``(comp, view, params, rng, out)`` as a decision site packs it."""
+    """The Numba type of ``(comp, st, ctl)`` as the engine packs it for a batch."""
     from samsim import components
-    from samsim.state import allocate
-    from samsim.strategy import view_nb
+    from samsim.state import Control, allocate
     comp = components.load().components
     st = allocate(comp, 1, 3)
-    sample = (comp, view_nb.py_func(st, 0, 0), np.zeros(1), st.rng[0, 1:2], st.decision[0])
-    return numba.typeof(sample)
+    i64 = np.zeros((1, 1), np.int64)
+    ctl = Control(np.uint64(0), 0, np.zeros(1, np.uint8), i64, i64, np.zeros((1, 1, 1)),
+                  np.zeros((1, 1, 1, 1), np.int64), np.zeros((1, 1, 1, 1), np.int64))
+    return numba.typeof((comp, st, ctl))
+
+
+def packed_bytes() -> int:
+    """Size of the packed ``(comp, st, ctl)`` (``Control.batch``)."""
+    context = cpu_target.target_context
+    return context.get_abi_sizeof(context.get_value_type(packed_type()))
+
+
+def _check(packed):
+    if packed != packed_type():
+        raise TypingError(f"packed batch {packed} differs from the entry points' {packed_type()}")
 
 
 @intrinsic
-def call_nb(typingctx, address, comp, view, params, rng, out):
-    """Call the entry point at ``address`` with the decision's arguments."""
-    packed = types.Tuple((comp, view, params, rng, out))
-    if packed != packed_type():
-        raise TypingError(f"decision arguments {packed} differ from the entry points' "
-                          f"{packed_type()}")
+def pack_nb(typingctx, comp, st, ctl):
+    """Copy the batch's array headers (not their data) into ``ctl.batch``, for the entry points."""
+    packed = types.Tuple((comp, st, ctl))
+    _check(packed)
 
     def codegen(context, builder, signature, args):
-        slot = cgutils.alloca_once_value(builder, context.make_tuple(builder, packed, args[1:]))
-        entry = builder.inttoptr(args[0], ir.FunctionType(ir.VoidType(), [cgutils.voidptr_t])
-                                 .as_pointer())
-        builder.call(entry, [builder.bitcast(slot, cgutils.voidptr_t)])
+        value = context.make_tuple(builder, packed, args)
+        batch = context.make_array(ctl.types[ctl.fields.index("batch")])(
+            context, builder, builder.extract_value(args[2], ctl.fields.index("batch")))
+        builder.store(value, builder.bitcast(batch.data, value.type.as_pointer()))
         return context.get_dummy_value()
 
-    return types.none(address, comp, view, params, rng, out), codegen
+    return types.none(comp, st, ctl), codegen
+
+
+@intrinsic
+def call_nb(typingctx, address, batch, g, p):
+    """Call the entry point at ``address`` for seat p of game g of the packed ``batch``."""
+    def codegen(context, builder, signature, args):
+        data = context.make_array(batch)(context, builder, args[1]).data
+        i64 = ir.IntType(64)
+        entry = builder.inttoptr(args[0], ir.FunctionType(
+            ir.VoidType(), [cgutils.voidptr_t, i64, i64]).as_pointer())
+        builder.call(entry, [builder.bitcast(data, cgutils.voidptr_t), args[2], args[3]])
+        return context.get_dummy_value()
+
+    return types.none(address, batch, types.int64, types.int64), codegen
+
+
+def _load(builder, pointer):
+    """Load a struct field by field: LLVM then drops the loads of fields nobody reads (one load
+    of the whole struct would read all of them at every call)."""
+    pointee = pointer.type.pointee
+    if not isinstance(pointee, ir.BaseStructType):
+        return builder.load(pointer)
+    value = ir.Constant(pointee, ir.Undefined)
+    for i in range(len(pointee.elements)):
+        value = builder.insert_value(value, _load(builder, cgutils.gep_inbounds(builder, pointer, 0, i)), i)
+    return value
 
 
 @intrinsic
 def unpack_nb(typingctx, pointer):
-    """The arguments ``call_nb`` packed, read back in the entry point."""
+    """``(comp, st, ctl)`` read back from the packed batch, in an entry point."""
     packed = packed_type()
 
     def codegen(context, builder, signature, args):
-        return builder.load(builder.bitcast(args[0], context.get_value_type(packed).as_pointer()))
+        return _load(builder, builder.bitcast(args[0], context.get_value_type(packed).as_pointer()))
 
     return packed(pointer), codegen
 
@@ -88,18 +125,21 @@ def unpack_nb(typingctx, pointer):
 _TARGETS: dict[str, object] = {}
 #: key -> address of the compiled entry point, in this process.
 _ADDRESSES: dict[str, int] = {}
-#: address -> Python function, when NUMBA_DISABLE_JIT runs everything as plain Python.
+#: address -> Python function, and the batches, when NUMBA_DISABLE_JIT runs plain Python.
 _PYTHON: list = []
+_BATCHES: dict[int, tuple] = {}
 
 _TEMPLATE = '''"""Entry point of {name} (sources {source}), generated by samsim.abi."""
 from numba import cfunc
 from samsim.abi import SIGNATURE, inlined, target, unpack_nb
+from samsim.policy import strategy_args_nb
 decide = inlined(target({key!r}))
 
 
 @cfunc(SIGNATURE, cache=True, _nrt=False, error_model="numpy")
-def entry(packed):
-    comp, view, params, rng, out = unpack_nb(packed)
+def entry(batch, g, p):
+    comp, st, ctl = unpack_nb(batch)
+    view, params, rng, out = strategy_args_nb(st, ctl, g, p)
     decide(comp, view, params, rng, out)
 '''
 
@@ -173,9 +213,14 @@ def precompile(names: list[str]) -> subprocess.Popen | None:
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
-if numba.config.DISABLE_JIT:
-    def call_nb(address, comp, view, params, rng, out):  # noqa: F811 (plain Python)
-        _PYTHON[address](comp, view, params, rng, out)
+if numba.config.DISABLE_JIT:  # plain Python: the batch is the tuple itself
+    def pack_nb(comp, st, ctl):  # noqa: F811
+        _BATCHES[id(ctl.batch)] = (comp, st, ctl)
+
+    def call_nb(address, batch, g, p):  # noqa: F811
+        from samsim.policy import strategy_args_nb
+        comp, st, ctl = _BATCHES[id(batch)]
+        _PYTHON[address](comp, *strategy_args_nb(st, ctl, g, p))
 
 
 def _main(names: list[str]) -> None:

@@ -52,6 +52,7 @@ _FIRST_ROUND = np.int64(0)  # typed: with a literal 0 the game loop compiled twi
 
 @rule(parallel=True, inline="never")
 def _run_batch_nb(comp, st, ctl):
+    abi.pack_nb(comp, st, ctl)
     for i in prange(st.money.shape[0]):
         g = np.int64(i)  # prange counts in uint64; the rules are compiled for int64 rows
         deal_nb(comp, st, g, ctl.seed, ctl.game0 + g)
@@ -69,6 +70,7 @@ def _deal_one_nb(comp, st, seed, game):
 
 @rule(inline="never")
 def _play_one_nb(comp, st, ctl, first, last):
+    abi.pack_nb(comp, st, ctl)
     log_flags_nb(comp, st, _ONLY_GAME)
     return play_rounds_nb(comp, st, ctl, _ONLY_GAME, first, last)
 
@@ -83,7 +85,7 @@ def _control(data: GameData, seats: Lineup, seed, game0, script=None, arrivals=N
              entries=None) -> Control:
     c, players = data.components, seats.players
     return Control(
-        seed=_check_seed(seed), game0=int(game0),
+        seed=_check_seed(seed), game0=int(game0), batch=np.zeros(abi.packed_bytes(), np.uint8),
         entries=seats.entries() if entries is None else entries,
         seat_strategy=seats.seat_strategy, params=seats.params,
         script=np.full((0, c.rounds, players, DECISION_LEN), -1, np.int64) if script is None else script,

@@ -112,6 +112,7 @@ class Control(NamedTuple):
 
     seed: np.uint64  # the run's seed
     game0: int  # game id of row 0 (game ids = game0 + g)
+    batch: np.ndarray  # uint8[abi.packed_bytes()]: the batch's array headers, for the entry points
     entries: np.ndarray  # int64[K, stages]: address of each strategy's entry point per decision
     #   (samsim.strategy.Lineup.entries; samsim.abi)
     seat_strategy: np.ndarray  # int64[S, N]: each seat's strategy (a row of entries) in
