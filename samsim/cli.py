@@ -175,7 +175,7 @@ def _run(games, players, seed, data, seats, chunk_size, threads, out, resume, ov
                         TimeElapsedColumn(), _Remaining(), console=status_console)
     task = progress.add_task("games", total=games, start=False)
     loading = status_console.status("Loading the compiled kernel (the first run after an "
-                                     "install compiles it: about 4 minutes on 2 cores)...")
+                                     "install compiles it: about a minute on 2 cores)...")
     shown = []  # what was started, so only that is stopped (a stop prints a blank line)
 
     def advance(n):

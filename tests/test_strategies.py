@@ -3,7 +3,7 @@
 Every strategy of the library, in every seat and at every player count: only legal decisions (the
 rules check each one, and the independent reference engine replays the logged choices), games
 finish, the same seed gives the same games, and a decision never changes with what the seat may
-not know. The whole library is one line-up (one compile); seats are rotated through it.
+not know. Seats are rotated through the library; each strategy compiles once, into its entry points.
 """
 
 import numpy as np
