@@ -23,6 +23,7 @@ from samsim.decisions import (BUILD, CARD, DECISION_LEN, ERRORS, GROUP, HOLIDAY,
                               N_TAKE, RECALL, SEND_HOME, SUITE_ROOM, SWITCH, TAKE)
 from samsim.events import rows_to_tuples
 from samsim.jit import rule
+from samsim.rules.common import deal_of_nb
 from samsim.rules.round import play_rounds_nb
 from samsim.rules.setup import deal_nb, log_flags_nb
 from samsim.strategy import STAGES, Lineup, lineup
@@ -55,7 +56,7 @@ def _run_batch_nb(comp, st, ctl):
     abi.pack_nb(comp, st, ctl)
     for i in prange(st.money.shape[0]):
         g = np.int64(i)  # prange counts in uint64; the rules are compiled for int64 rows
-        deal_nb(comp, st, g, ctl.seed, ctl.game0 + g)
+        deal_nb(comp, st, g, ctl.seed, deal_of_nb(ctl, g))
         log_flags_nb(comp, st, g)
         play_rounds_nb(comp, st, ctl, g, _FIRST_ROUND, comp.rounds)
 
@@ -82,10 +83,10 @@ def _check_seed(seed) -> np.uint64:
 
 
 def _control(data: GameData, seats: Lineup, seed, game0, script=None, arrivals=None,
-             entries=None) -> Control:
+             entries=None, per_deal: int = 1) -> Control:
     c, players = data.components, seats.players
     return Control(
-        seed=_check_seed(seed), game0=int(game0), batch=np.zeros(abi.packed_bytes(), np.uint8),
+        seed=_check_seed(seed), game0=int(game0), per_deal=int(per_deal), batch=np.zeros(abi.packed_bytes(), np.uint8),
         entries=seats.entries() if entries is None else entries,
         seat_strategy=seats.seat_strategy, params=seats.params,
         script=np.full((0, c.rounds, players, DECISION_LEN), -1, np.int64) if script is None else script,
@@ -136,7 +137,8 @@ def _check_players(data: GameData, players) -> int:
 
 def run_batch(games: int, players: int, seed: int, game0: int = 0, data: GameData | None = None,
               params=None, threads: int | None = None, log: bool = False,
-              reuse: State | None = None, strategies=None, record: bool = False) -> State:
+              reuse: State | None = None, strategies=None, record: bool = False,
+              per_deal: int = 1) -> State:
     """Deal and play games ``game0 .. game0+games-1`` in one batch; returns the final state arrays.
 
     ``strategies``: one strategy spec for every seat (``"greedy"``, ``"undercut(margin=2)"``) or a
@@ -144,6 +146,8 @@ def run_batch(games: int, players: int, seed: int, game0: int = 0, data: GameDat
     parameters (a dict for every seat, or one per seat).
 
     ``record`` keeps each seat's end-of-round record (``State.record``, schema ``rounds``).
+    ``per_deal`` > 1 makes duplicate deals: game ids k*per_deal .. (k+1)*per_deal-1 share deal k
+    (``samsim.rules.common.deal_of_nb``); pair it with a line-up of as many seatings.
     ``reuse`` is a state of at least ``games`` rows from an earlier batch of the same shape: the deal
     overwrites everything a game reads, and touching fresh memory cost as much as a fifth of the run.
     """
@@ -155,7 +159,7 @@ def run_batch(games: int, players: int, seed: int, game0: int = 0, data: GameDat
         st = allocate(data.components, games, players, log=log, record=record)
     else:
         st = State(*(a[:games] for a in reuse))
-    ctl = _control(data, seats, seed, game0)
+    ctl = _control(data, seats, seed, game0, per_deal=_count(per_deal, "per_deal"))
     with _threads(threads):
         _run_batch_nb(data.components, st, ctl)
     broken = np.flatnonzero(st.error[:, ERROR_CODE])
@@ -175,7 +179,8 @@ def _count(value, name: str) -> int:
 
 
 def batches(ranges, players: int, seed: int, data: GameData, seats, chunk_size: int = DEFAULT_CHUNK,
-            threads: int | None = None, record: bool = False) -> Iterator[tuple[int, int, State]]:
+            threads: int | None = None, record: bool = False,
+            per_deal: int = 1) -> Iterator[tuple[int, int, State]]:
     """Play the games of ``ranges`` (``(first, stop)`` pairs of game ids) in chunks of at most
     ``chunk_size``; yields ``(first, games, state)``, the state's rows reused by the next chunk
     (copy what you keep). Arguments are those ``checked`` returns."""
@@ -188,7 +193,7 @@ def batches(ranges, players: int, seed: int, data: GameData, seats, chunk_size: 
         for start in range(first, stop, chunk_size):
             n = min(chunk_size, stop - start)
             yield start, n, run_batch(n, players, seed, start, data, None, threads, reuse=rows,
-                                      strategies=seats)
+                                      strategies=seats, per_deal=per_deal)
 
 
 def checked(games, players, seed, data, params, chunk_size, threads, strategies):

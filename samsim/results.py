@@ -261,8 +261,9 @@ def write_chunk(out: str | Path, table: str, df: pd.DataFrame, first: int, stop:
 # ------------------------------------------------------------------------------------ reading
 
 
-def _check_frame(df: pd.DataFrame, path: Path, table: str) -> None:
-    missing = [c.name for c in schema.TABLES[table] if c.name not in df.columns]
+def _check_frame(df: pd.DataFrame, path: Path, table: str, version: int) -> None:
+    """Every column of the file's schema version is there (older files lack the newer ones)."""
+    missing = [c.name for c in schema.TABLES[table] if c.since <= version and c.name not in df.columns]
     if missing:
         raise ResultsError(f"{path} is not a samsim {table} table (no column {missing[0]!r}): "
                            f"give a file or folder written by samsim simulate")
@@ -281,7 +282,7 @@ def _read_part(path: Path, table: str) -> pd.DataFrame:
     if meta.get("schema_version", 0) > schema.SCHEMA_VERSION:
         raise ResultsError(f"{path} has results schema {meta['schema_version']}, newer than this "
                            f"samsim {samsim.__version__} reads ({schema.SCHEMA_VERSION}): upgrade samsim")
-    _check_frame(df, path, table)
+    _check_frame(df, path, table, meta.get("schema_version", 1))
     df.attrs["samsim"] = meta
     return df
 

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 #: Bumped when a column is added; existing columns never change meaning or dtype.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 class Column(NamedTuple):
@@ -30,6 +30,7 @@ class Column(NamedTuple):
     dtype: str  # a numpy dtype name, or "category"
     unit: str
     meaning: str
+    since: int = 1  # the schema version that added the column (older files lack it)
 
 
 _KEYS = (
@@ -53,6 +54,13 @@ RESULTS = _KEYS + (
     Column("tourists_hosted", "int16", "tourists", "tourists hosted over the game"),
     Column("income", "int32", "coins", "money earned from guests and pool bonuses"),
     Column("spent", "int32", "coins", "money paid for build tiles"),
+    Column("build_ties_won", "int8", "ties", "rivals with the same bid that the tie-breaker card "
+           "put after this seat for the tile offers, summed over the rounds", 2),
+    Column("build_ties_lost", "int8", "ties", "rivals with the same bid put before this seat", 2),
+    Column("price_ties_won", "int8", "ties", "rivals with the same room price that the "
+           "tie-breaker card put after this seat for the tourist offers, summed over the rounds", 2),
+    Column("price_ties_lost", "int8", "ties", "rivals with the same room price put before this "
+           "seat", 2),
 )
 
 ROUNDS = _KEYS + (
@@ -64,6 +72,12 @@ ROUNDS = _KEYS + (
     Column("tile", "int8", "kind", "build tile bought: index into extra_room, suite, pool, switch, "
            "send_home, recall; -1 = none"),
     Column("hosted", "int8", "tourists", "tourists hosted in the round"),
+    Column("income", "int32", "coins", "money earned from guests and pool bonuses so far", 2),
+    Column("arrived", "int8", "tourists", "tourists that arrived this round (the game's: the same "
+           "on every seat's row)", 2),
+    Column("free_rooms", "int8", "rooms", "free rooms in all hotels when they arrived (the game's)",
+           2),
+    Column("turned_away", "int8", "tourists", "arrived tourists no one hosted (the game's)", 2),
 )
 
 TABLES = {"results": RESULTS, "rounds": ROUNDS}
@@ -98,8 +112,11 @@ def results_frame(st, first: int, games: int, seatings: list[list[str]]) -> pd.D
     values = {"game": np.repeat(ids, players), "seat": np.tile(np.arange(players), games),
               "players": np.full(games * players, players),
               "strategy": _strategy_codes(seatings, ids, names).reshape(-1)}
+    from samsim.state import TIE_FIELDS
     for col in RESULTS[len(_KEYS):]:
-        values[col.name] = getattr(st, col.name)[:games].reshape(-1)
+        source = st.ties[:games, :, TIE_FIELDS.index(col.name)] if col.name in TIE_FIELDS \
+            else getattr(st, col.name)[:games]
+        values[col.name] = source.reshape(-1)
     return _frame(RESULTS, values, names)
 
 
@@ -126,7 +143,8 @@ def rounds_frame(st, first: int, games: int, seatings: list[list[str]]) -> pd.Da
 def markdown(table: str) -> str:
     """The README's description of one table."""
     lines = ["| column | dtype | unit | meaning |", "| --- | --- | --- | --- |"]
-    lines += [f"| `{c.name}` | {c.dtype} | {c.unit} | {c.meaning} |" for c in TABLES[table]]
+    lines += [f"| `{c.name}` | {c.dtype} | {c.unit} | {c.meaning}"
+              f"{f' (since schema {c.since})' if c.since > 1 else ''} |" for c in TABLES[table]]
     return "\n".join(lines)
 
 

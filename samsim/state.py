@@ -22,8 +22,17 @@ ERROR_CODE, ERROR_ROUND, ERROR_SEAT = range(3)
 #: record[g, p, r] fields, kept per seat at the end of each round when a run records rounds:
 #: money (coins), rooms holding a tourist, price card played (index into the data file's cards,
 #: after any SWITCH), tile kind bought (index into TILE_KINDS, -1 = none), tourists hosted.
-RECORD_FIELDS = ("money", "rooms_filled", "card", "tile", "hosted")
-REC_MONEY, REC_ROOMS, REC_CARD, REC_TILE, REC_HOSTED = range(len(RECORD_FIELDS))
+#: The game's market, the same on every seat's row: tourists that arrived, free rooms in all hotels
+#: when they arrived, tourists no one hosted; and the seat's income so far (guests and pools).
+RECORD_FIELDS = ("money", "rooms_filled", "card", "tile", "hosted", "income", "arrived",
+                 "free_rooms", "turned_away")
+(REC_MONEY, REC_ROOMS, REC_CARD, REC_TILE, REC_HOSTED, REC_INCOME, REC_ARRIVED, REC_FREE,
+ REC_TURNED_AWAY) = range(len(RECORD_FIELDS))
+
+#: ties[g, p] fields: ties the tie-breaker card settled for the seat over the game, counted per
+#: rival with the same bid (tile offers) or the same room price (tourist offers), won or lost.
+TIE_FIELDS = ("build_ties_won", "build_ties_lost", "price_ties_won", "price_ties_lost")
+TIE_BUILD_WON, TIE_BUILD_LOST, TIE_PRICE_WON, TIE_PRICE_LOST = range(len(TIE_FIELDS))
 
 
 class State(NamedTuple):
@@ -64,6 +73,7 @@ class State(NamedTuple):
     tourists_hosted: np.ndarray  # int64[G, N]: tourists hosted over the game
     income: np.ndarray  # int64[G, N]: money earned from tourists and pool bonuses over the game
     spent: np.ndarray  # int64[G, N]: money paid for tiles over the game
+    ties: np.ndarray  # int64[G, N, TIE_FIELDS]: ties the tie-breaker settled, won and lost
     score: np.ndarray  # int64[G, N]: final score (money + value of unused special tiles)
     free_rooms: np.ndarray  # int64[G, N]: free rooms at the end
     rank: np.ndarray  # int64[G, N]: 1 = winner; tied seats share the better rank
@@ -100,7 +110,7 @@ def allocate(comp: Components, games: int, players: int, log: bool = False,
         decision=np.full((g, DECISION_LEN), -1, i64), chosen=np.full((g, n, SWITCH), -1, i64),
         memo=z(g, n, MEMO_LEN), asked=z(g, n), bought=z(g, n),
         hosted=z(g, n), tiles_bought=z(g, n), tourists_hosted=z(g, n), income=z(g, n),
-        spent=z(g, n), score=z(g, n), free_rooms=z(g, n), rank=z(g, n),
+        spent=z(g, n), ties=z(g, n, len(TIE_FIELDS)), score=z(g, n), free_rooms=z(g, n), rank=z(g, n),
         win_credit=np.zeros((g, n)), error=z(g, 3),
         events=z(g if log else 0, MAX_EVENTS if log else 0, 7), n_events=z(g),
         record=z(g if record else 0, n, comp.rounds, len(RECORD_FIELDS)),
@@ -112,6 +122,7 @@ class Control(NamedTuple):
 
     seed: np.uint64  # the run's seed
     game0: int  # game id of row 0 (game ids = game0 + g)
+    per_deal: int  # games in a row that share a deal (1; more for duplicate deals: rules.common)
     batch: np.ndarray  # uint8[abi.packed_bytes()]: the batch's array headers, for the entry points
     entries: np.ndarray  # int64[K, stages]: address of each strategy's entry point per decision
     #   (samsim.strategy.Lineup.entries; samsim.abi)

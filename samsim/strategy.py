@@ -110,7 +110,7 @@ def view_nb(st, g, p):
 
 #: State fields a strategy never sees (the test of the view checks this list is complete).
 HIDDEN = ("tile_stack", "card_order", "draw", "rng", "decision", "asked", "chosen", "memo",
-          "tiles_bought", "tourists_hosted", "income", "spent", "score", "free_rooms", "rank",
+          "tiles_bought", "tourists_hosted", "income", "spent", "ties", "score", "free_rooms", "rank",
           "win_credit", "error", "events", "n_events", "record")
 
 

@@ -98,6 +98,91 @@ def test_rounds_record_is_the_event_log(recorded):
         assert row["tile"] == (buy.iloc[0]["a"] if len(buy) else -1)
 
 
+def test_market_record_is_the_event_log(recorded):
+    """Arrivals and tourists turned away are the log's ARRIVE and LEFTOVER events; free rooms are
+    every hotel's rooms minus its guests as they arrive; the record's income ends at the final
+    income; every tourist on offer is hosted or turned away."""
+    from samsim import events
+
+    st, res, rounds = recorded
+    seats = rotation(4, POOL)
+    for game in (3, 7):
+        one = engine.run_batch(1, 4, 9, game, DATA, log=True, strategies=seats.seating(game))
+        ev = pd.DataFrame(one.events[0, :one.n_events[0]], columns=list(events.FIELDS))
+        rows = rounds[(rounds["game"] == game) & (rounds["seat"] == 0)].set_index("round")
+        for rnd, row in rows.iterrows():
+            now = ev[ev["round"] == rnd]
+            assert row["arrived"] == (now["kind"] == int(events.ARRIVE)).sum()
+            assert row["turned_away"] == (now["kind"] == int(events.LEFTOVER)).sum()
+    per_round = rounds.groupby(["game", "round"])
+    game_level = per_round[["arrived", "free_rooms", "turned_away"]].nunique()
+    assert (game_level == 1).all().all(), "market fields must be the same on every seat's row"
+    market = per_round.agg(arrived=("arrived", "first"), turned_away=("turned_away", "first"),
+                           hosted=("hosted", "sum"))
+    assert (market["arrived"] - market["turned_away"] == market["hosted"]).all()
+    first = rounds[rounds["round"] == 1].groupby("game")["free_rooms"].first()
+    assert (first == 4 * DATA.components.base_rooms).all()  # empty hotels before any guest
+    last = rounds[rounds["round"] == 12].reset_index(drop=True)
+    assert (last["income"].to_numpy() == res["income"].to_numpy()).all()
+
+
+def _ties_from_log(game_events, players: int, c) -> np.ndarray:
+    """Each seat's ties, recounted from the cards the log shows (after SWITCH) and the rulebook's
+    orders: equal bids clockwise from the tie-breaker card, equal prices counter-clockwise."""
+    from samsim import events
+
+    ties = np.zeros((players, 4), np.int64)
+    t = 0
+    for rnd in range(1, c.rounds + 1):
+        now = game_events[game_events["round"] == rnd]
+        card = {}
+        for _, e in now.iterrows():
+            if e["kind"] == events.PLAY:
+                card[e["seat"]] = e["a"]
+            elif e["kind"] == events.SWITCH:
+                card[e["seat"]] = e["b"]
+        for p in range(players):
+            for q in range(players):
+                if p == q or c.holiday_card in (card[p], card[q]):
+                    continue
+                if c.card_bid[card[p]] == c.card_bid[card[q]]:
+                    ties[p, 0 if (p - t) % players < (q - t) % players else 1] += 1
+                if c.card_price[card[p]] == c.card_price[card[q]]:
+                    ties[p, 2 if (t - 1 - p) % players < (t - 1 - q) % players else 3] += 1
+        t = (t + 1) % players
+    return ties
+
+
+def test_ties_are_recounted_from_the_log():
+    from samsim import events
+
+    for players, game in ((3, 2), (4, 5), (6, 1)):
+        one = engine.run_batch(1, players, 11, game, DATA, log=True, strategies="fixed")
+        ev = pd.DataFrame(one.events[0, :one.n_events[0]], columns=list(events.FIELDS))
+        expected = _ties_from_log(ev, players, DATA.components)
+        assert expected.sum() > 0, "no tie at all: the test would prove nothing"
+        assert (one.ties[0] == expected).all(), (one.ties[0], expected)
+    res = schema.results_frame(one, 0, 1, [["fixed"] * 6])
+    assert res["build_ties_won"].tolist() == one.ties[0, :, 0].tolist()
+
+
+def test_duplicate_deals_share_the_deal_and_nothing_else():
+    """per_deal=S: the S games of a group have one deal (flags, tile stack, tourist cards, the
+    draws), seated by the line-up's S seatings; each is that seating played alone on the deal."""
+    seats = rotation(4, POOL)
+    size = len(POOL)
+    st = engine.run_batch(3 * size, 4, 13, 0, DATA, strategies=seats, per_deal=size)
+    for name in ("flags", "tile_stack", "card_order"):
+        a = getattr(st, name)
+        for group in range(3):
+            rows = a[group * size:(group + 1) * size]
+            assert (rows == rows[0]).all(), name
+        assert (a[0] != a[size]).any(), f"two groups share {name}"
+    for game in (0, size + 2, 2 * size + 4):
+        alone = engine.run_batch(1, 4, 13, game // size, DATA, strategies=seats.seating(game))
+        assert st.money[game].tolist() == alone.money[0].tolist()
+
+
 def test_recording_changes_no_game():
     seats = rotation(4, POOL)
     plain = engine.run_batch(100, 4, 3, 0, DATA, strategies=seats)

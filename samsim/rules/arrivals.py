@@ -6,7 +6,7 @@ from samsim.jit import rule
 from samsim.decisions import E_PILE
 from samsim.events import ARRIVE, LEFTOVER, NO, TOURIST_CARD, log_nb
 from samsim.rng import CHIPS_STREAM, shuffle, stream_key
-from samsim.rules.common import fail_nb
+from samsim.rules.common import deal_of_nb, fail_nb
 from samsim.bits import lowest_bit_nb
 from samsim.rules.hotel import return_chip_nb
 from samsim.state import NO_OVERRIDE
@@ -51,7 +51,7 @@ def arrivals_nb(comp, st, ctl, g, r):
     draw = st.draw[g]
     for k in range(per):
         draw[k] = k
-    st.rng[g, 0] = stream_key(ctl.seed, ctl.game0 + g, CHIPS_STREAM + r)
+    st.rng[g, 0] = stream_key(ctl.seed, deal_of_nb(ctl, g), CHIPS_STREAM + r)
     shuffle(st.rng[g], 0, draw, per, total)
     nation = st.flags[g, r]
     i = 0

@@ -25,7 +25,10 @@ from samsim.bits import popcount_nb
 from samsim.rules.pricing import apply_card_nb, apply_switch_nb, discard_cards_nb, reveal_cards_nb
 from samsim.rules.scoring import final_scores_nb
 from samsim.rules.tourists import apply_removals_nb, apply_take_nb, next_host_nb, tourists_on_offer_nb
-from samsim.state import REC_CARD, REC_HOSTED, REC_MONEY, REC_ROOMS, REC_TILE
+from samsim.rules.hotel import free_rooms_nb
+from samsim.state import (REC_ARRIVED, REC_CARD, REC_FREE, REC_HOSTED, REC_INCOME, REC_MONEY,
+                          REC_ROOMS, REC_TILE, REC_TURNED_AWAY, TIE_BUILD_LOST, TIE_BUILD_WON,
+                          TIE_PRICE_LOST, TIE_PRICE_WON)
 
 ASKED_BUILD = 1
 ASKED_TURN = 2
@@ -112,14 +115,61 @@ def _unused_script_nb(ctl, st, g, r):
 
 
 @rule
-def _record_round_nb(st, g, r):
+def _on_offer_nb(st, g):
+    total = 0
+    for group in range(st.group_left.shape[1]):
+        total += popcount_nb(st.group_left[g, group])
+    return total
+
+
+@rule
+def _record_market_nb(comp, st, g, r, field, value):
+    for p in range(st.money.shape[1]):
+        st.record[g, p, r, field] = value
+
+
+@rule
+def _record_arrivals_nb(comp, st, g, r):
+    """The market as the tourists arrive: how many, and how many rooms are free for them."""
+    free = 0
+    for p in range(st.money.shape[1]):
+        free += popcount_nb(free_rooms_nb(st, g, p))
+    _record_market_nb(comp, st, g, r, REC_ARRIVED, _on_offer_nb(st, g))
+    _record_market_nb(comp, st, g, r, REC_FREE, free)
+
+
+@rule
+def _record_round_nb(comp, st, g, r):
     """The seats' end-of-round record (state.RECORD_FIELDS), taken before the cards are discarded;
-    the tile was noted when bought."""
+    the tile was noted when bought, the arrivals when they came."""
     for p in range(st.money.shape[1]):
         st.record[g, p, r, REC_MONEY] = st.money[g, p]
         st.record[g, p, r, REC_ROOMS] = popcount_nb(st.occupied[g, p])
         st.record[g, p, r, REC_CARD] = st.played[g, p]
         st.record[g, p, r, REC_HOSTED] = st.hosted[g, p]
+        st.record[g, p, r, REC_INCOME] = st.income[g, p]
+
+
+@rule
+def _count_ties_nb(comp, st, g, t):
+    """The ties the tie-breaker card settles this round (State.ties): an equal bid with a rival
+    decides who is offered a tile first (clockwise from the card), an equal room price who is
+    offered tourists first (counter-clockwise). Staff holiday seats are in neither."""
+    n = st.money.shape[1]
+    for p in range(n):
+        a = st.played[g, p]
+        if a == comp.holiday_card:
+            continue
+        for q in range(n):
+            b = st.played[g, q]
+            if q == p or b == comp.holiday_card:
+                continue
+            if comp.card_bid[a] == comp.card_bid[b]:
+                won = (p - t) % n < (q - t) % n
+                st.ties[g, p, TIE_BUILD_WON if won else TIE_BUILD_LOST] += 1
+            if comp.card_price[a] == comp.card_price[b]:
+                won = (t - 1 - p) % n < (t - 1 - q) % n
+                st.ties[g, p, TIE_PRICE_WON if won else TIE_PRICE_LOST] += 1
 
 
 @rule
@@ -130,6 +180,8 @@ def play_round_nb(comp, st, ctl, g, r):
     departures_nb(comp, st, g, r)
     if not arrivals_nb(comp, st, ctl, g, r):
         return False
+    if st.record.shape[0] > 0:
+        _record_arrivals_nb(comp, st, g, r)
     for p in range(n):  # every seat chooses before any card is put down (no peeking)
         st.asked[g, p] = 0
         st.bought[g, p] = 0
@@ -152,15 +204,18 @@ def play_round_nb(comp, st, ctl, g, r):
         decide_switch_nb(comp, st, ctl, g, p, r)
         if not apply_switch_nb(comp, st, g, p, r):
             return False
+    _count_ties_nb(comp, st, g, t)
     if not _build_phase_nb(comp, st, ctl, g, r):
         return False
     if not _tourist_phase_nb(comp, st, ctl, g, r):
         return False
     if not _holidays_nb(comp, st, ctl, g, r):
         return False
+    if st.record.shape[0] > 0:
+        _record_market_nb(comp, st, g, r, REC_TURNED_AWAY, _on_offer_nb(st, g))
     leftovers_nb(comp, st, g, r)
     if st.record.shape[0] > 0:
-        _record_round_nb(st, g, r)
+        _record_round_nb(comp, st, g, r)
     discard_cards_nb(comp, st, g, r)
     if not _unused_script_nb(ctl, st, g, r):
         return False

@@ -83,6 +83,7 @@ def deal_nb(comp, st, g, seed, game):
         st.tourists_hosted[g, p] = 0
         st.income[g, p] = 0
         st.spent[g, p] = 0
+        st.ties[g, p, :] = 0
         rng[1 + p] = stream_key(seed, game, SEAT_STREAM + p)
     st.error[g, :] = 0
     st.n_events[g] = 0
