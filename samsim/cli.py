@@ -296,6 +296,84 @@ def _record_option(record: str | None) -> tuple[str, ...]:
     return () if record is None else tuple(r.strip() for r in record.split(","))
 
 
+@app.command(epilog="Example: samsim compare greedy undercut --players 4 --field greedy "
+                    "--games 200000 --out results/compare1")
+def compare(
+    strategies: Annotated[list[str], typer.Argument(
+        metavar="A B [C...]", help="Strategies to compare (specs, e.g. 'undercut(margin=2)'). "
+                                   "Up to --players share every game; with more, each pair "
+                                   "plays its own games.", show_default=False)],
+    players: Annotated[int, typer.Option(help="Number of players (seats), 3..6.")] = 4,
+    field: Annotated[str, typer.Option(
+        help="Strategy of the seats the compared ones leave free: a strategy's strength in a "
+             "multiplayer game depends on who else plays.")] = "greedy",
+    games: Annotated[int, typer.Option(
+        help="Games to play (with --sequential: the most), rounded to whole groups.")] = 100000,
+    seed: Annotated[int, typer.Option(help="Seed (0..2**64-1): the same seed, the same "
+                                           "games.")] = 7,
+    seatings: Annotated[str, typer.Option(
+        help="'all': every placement of the compared strategies in a group (when at most 30), "
+             "else 'rotations'.")] = "all",
+    deals: Annotated[str, typer.Option(
+        help="'duplicate': a group's games share one deal; 'independent': each has its own "
+             "(the report measures which is more precise).")] = "duplicate",
+    margin: Annotated[float, typer.Option(
+        help="Equivalence margin, points of win rate: 'no difference larger than +-margin'.")] = 0.5,
+    sequential: Annotated[bool, typer.Option(
+        "--sequential", help="Stop as soon as the answer is clear: GSPRT of H0 edge <= 0 "
+                             "against H1 edge >= --edge points, alpha = beta = 0.05.")] = False,
+    edge: Annotated[float, typer.Option(help="With --sequential: the edge (points of win rate) "
+                                             "H1 claims.")] = 1.0,
+    batch_games: Annotated[int, typer.Option(
+        help="With --sequential: games between looks at the data.")] = 20000,
+    rules: RulesOption = None,
+    threads: Annotated[Optional[int], typer.Option(
+        help="Threads to use (default: all Numba threads).")] = None,
+    out: Annotated[Optional[Path], typer.Option(
+        metavar="DIR", help="Also write compare.md, pairs.png, pairs.csv and ranking.csv "
+                            "here.")] = None,
+):
+    """Is A better than B? Duplicate deals, paired differences with intervals, verdicts."""
+    from samsim import compare as comparing
+    from samsim import inference
+    from samsim.compare_report import print_comparison, write_comparison
+    from samsim.report import data_note
+    from samsim.results import prepare_output_dir
+    from samsim.strategy import parse_spec
+
+    data = _load_rules(rules)
+    try:
+        specs = [parse_spec(s).spec() for text in strategies for s in _specs(text, "strategies")]
+        parse_spec(field)
+        if not data.min_players <= players <= data.max_players:
+            raise ValueError(f"players must be {data.min_players}..{data.max_players}, got {players}")
+        if games < 1 or batch_games < 1:
+            raise ValueError("--games and --batch-games must be positive")
+        if not 0 < margin < 100 or not 0 < edge < 100:
+            raise ValueError("--margin and --edge are points of win rate, between 0 and 100")
+        if deals not in ("duplicate", "independent"):
+            raise ValueError(f"--deals must be duplicate or independent, got {deals!r}")
+        comparing.design(specs[:2], players, field, seatings)  # fails early on a bad seating
+        if out is not None:
+            prepare_output_dir(out)
+        with status_console.status("playing (the first run after an install compiles the "
+                                   "engine: about a minute on 2 cores)..."):
+            result = comparing.compare(
+                specs, players, games, seed, field, data, threads, margin / 100,
+                inference.SPRT(theta1=edge / 100) if sequential else None, batch_games,
+                seatings, deals == "duplicate")
+        if out is not None:
+            written = write_comparison(result, out, data_note(data))
+    except (ValueError, OSError) as error:
+        _fail(str(error))
+    except KeyboardInterrupt:
+        print("samsim: interrupted", file=sys.stderr)
+        raise typer.Exit(130)
+    print_comparison(result, console, data_note(data))
+    if out is not None:
+        console.print(f"report: {written[0]} (+ {len(written) - 1} files)", markup=False)
+
+
 @app.command(epilog="Example: samsim report results/run1 --out results/run1/report")
 def report(
     paths: Annotated[list[Path], typer.Argument(
