@@ -69,7 +69,7 @@ def test_tests_import_the_installed_package():
 
 # ----------------------------------------------------------------------------------------- help
 
-COMMANDS = ["simulate", "report", "play", "strategies", "bench", "run", "trace"]
+COMMANDS = ["simulate", "report", "compare", "play", "strategies", "bench", "run", "trace"]
 
 
 @pytest.mark.parametrize("args", [["--help"], *([c, "--help"] for c in COMMANDS), []],
@@ -427,6 +427,17 @@ BAD_INPUTS = {
     "run_players": lambda t: ["run", _write(t / "x.toml", "games = 5\nplayers = [4, 7]\n")],
     "run_strategy": lambda t: ["run", _write(t / "x.toml", "games = 5\npool = [\"nosuch\"]\n")],
     "run_rules_missing": lambda t: ["run", _write(t / "x.toml", "games = 5\nrules = \"no.toml\"\n")],
+    "compare_one": lambda t: ["compare", "greedy"],
+    "compare_unknown": lambda t: ["compare", "greedy", "nosuch"],
+    "compare_field_unknown": lambda t: ["compare", "greedy", "saver", "--field", "nosuch"],
+    "compare_players": lambda t: ["compare", "greedy", "saver", "--players", 7],
+    "compare_games_zero": lambda t: ["compare", "greedy", "saver", "--games", 0],
+    "compare_margin": lambda t: ["compare", "greedy", "saver", "--margin", 0],
+    "compare_deals": lambda t: ["compare", "greedy", "saver", "--deals", "shuffled"],
+    "compare_seatings": lambda t: ["compare", "greedy", "saver", "--seatings", "some"],
+    "compare_out_unwritable": lambda t: ["compare", "greedy", "saver", "--out", _blocked(t)],
+    "compare_rules_invalid": lambda t: ["compare", "greedy", "saver", "--rules",
+                                        _variant(t, "rounds = 12", "rounds = 0")],
 }
 
 
