@@ -374,6 +374,76 @@ def compare(
         console.print(f"report: {written[0]} (+ {len(written) - 1} files)", markup=False)
 
 
+@app.command(epilog="Example: samsim balance --players 3,4,5,6 --games 40000 --strategy greedy "
+                    "--out results/balance")
+def balance(
+    players: Annotated[str, typer.Option(help="Player counts, comma-separated.")] = "3,4,5,6",
+    games: Annotated[int, typer.Option(help="Games per player count.")] = 20000,
+    seed: Annotated[int, typer.Option(help="Seed (0..2**64-1).")] = 7,
+    strategy: Annotated[str, typer.Option(
+        help="Strategy of every seat (the same everywhere, so a seat effect is the game's).")]
+        = "greedy",
+    pool: Annotated[Optional[str], typer.Option(
+        help="Instead: strategies rotated through the seats, comma-separated.")] = None,
+    rules: RulesOption = None,
+    threads: Annotated[Optional[int], typer.Option(
+        help="Threads to use (default: all Numba threads).")] = None,
+    out: Annotated[Optional[Path], typer.Option(
+        metavar="DIR", help="Keep the games in DIR/<N>p/ (run folders) and write the report to "
+                            "DIR/report/ (balance.md and PNG plots).")] = None,
+    resume: Annotated[bool, typer.Option("--resume", help="Finish interrupted runs in --out.")]
+        = False,
+    overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace the runs in --out.")]
+        = False,
+):
+    """Is the game fair at 3-6 players? Seat win rates, ties, money, market, tiles: ranked."""
+    from samsim import balance as balancing
+    from samsim.balance_report import print_balance, write_balance
+    from samsim.report import data_note
+    from samsim.strategy import parse_spec
+
+    data = _load_rules(rules)
+    try:
+        counts = sorted({int(x) for x in players.split(",") if x.strip()})
+        if not counts or any(not data.min_players <= n <= data.max_players for n in counts):
+            raise ValueError(f"--players: give player counts {data.min_players}.."
+                             f"{data.max_players}, comma-separated, e.g. 3,4,5,6")
+        members = _specs(pool, "--pool") if pool else None
+        for spec in members or [strategy]:
+            parse_spec(spec)
+        if games < 1:
+            raise ValueError(f"--games must be positive, got {games}")
+        if (resume or overwrite) and out is None:
+            raise ValueError(f"{'--resume' if resume else '--overwrite'} needs --out DIR")
+        if out is not None:
+            from samsim.results import prepare_output_dir
+            prepare_output_dir(out)
+        status = status_console.status("")
+        status.start()
+        try:
+            measured = balancing.run(
+                counts, games, seed, strategy, members, data, threads, out, resume, overwrite,
+                status=lambda n: status.update(f"{n} players: playing {games:,} games (the first "
+                                               f"run after an install compiles: about a minute)"))
+        finally:
+            status.stop()
+        who = f"pool {', '.join(members)} rotated through the seats" if members else \
+            f"{strategy} in every seat"
+        header = [f"{who}; {games:,} games per player count, seed {seed}", data_note(data),
+                  f"samsim {samsim.__version__}"]
+        if out is not None:
+            written = write_balance(measured, header, Path(out) / "report")
+    except ValueError as error:
+        _fail(str(error))
+    except KeyboardInterrupt:
+        print("samsim: interrupted; the finished chunks are kept: add --resume to finish"
+              if out is not None else "samsim: interrupted", file=sys.stderr)
+        raise typer.Exit(130)
+    print_balance(measured, header, console)
+    if out is not None:
+        console.print(f"report: {written[0]} (+ {len(written) - 1} plots)", markup=False)
+
+
 @app.command(epilog="Example: samsim report results/run1 --out results/run1/report")
 def report(
     paths: Annotated[list[Path], typer.Argument(

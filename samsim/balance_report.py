@@ -1,0 +1,159 @@
+"""Balance reports (``samsim balance``): ranked findings first, then the tables behind them per
+player count, in the terminal (rich), Markdown, and PNG plots (seat win rates with simultaneous
+intervals, the market per round, final money)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
+
+import samsim
+from samsim.balance import PlayerCount
+
+FILES = ("balance.md", "seats.png", "market.png", "money.png")
+CONDITIONAL = ("Every number is conditional on the strategies played: a seat advantage among "
+               "these players may differ among others.")
+
+
+def ranked(counts: list[PlayerCount]) -> list[str]:
+    """Every player count's findings, largest imbalance (points of win rate) first."""
+    return [text for _, text in sorted((f for c in counts for f in c.findings),
+                                       key=lambda f: -f[0])]
+
+
+def _seat_rows(c: PlayerCount) -> list[list[str]]:
+    return [[str(int(r["seat"])), f"{r['wins']:,.1f}", f"{100 * r['win_rate']:.2f}%",
+             f"{100 * r['low']:.2f}–{100 * r['high']:.2f}%", f"{100 * (r['win_rate'] - r['fair']):+.2f}"]
+            for _, r in c.seats.iterrows()]
+
+
+SEAT_HEADERS = ("seat", "wins", "win rate", "95% simultaneous", "vs 1/N, points")
+MARKET_HEADERS = ("round", "arrived", "free rooms", "turned away", "hosted per seat",
+                  "earned per seat")
+
+
+def _market_rows(c: PlayerCount) -> list[list[str]]:
+    return [[str(int(r["round"])), f"{r['arrived']:.2f}", f"{r['free_rooms']:.2f}",
+             f"{r['turned_away']:.2f}", f"{r['hosted']:.2f}", f"{r['earned']:.1f}"]
+            for _, r in c.market.iterrows()]
+
+
+def _money_line(c: PlayerCount) -> str:
+    m = c.money
+    return (f"final money mean {m['mean']:.1f} (sd {m['sd']:.1f}); quantiles 10/25/50/75/90%: "
+            f"{m['q10']:g} / {m['q25']:g} / {m['q50']:g} / {m['q75']:g} / {m['q90']:g}; "
+            f"winner-to-last spread mean {m['spread_mean']:.1f}, median {m['spread_median']:g}; "
+            f"draws {100 * m['draws']:.2f}%; top score shared in {100 * m['top_tied']:.2f}% of "
+            f"games, decided by free rooms in {100 * m['free_rooms_decides']:.2f}%")
+
+
+def print_balance(counts: list[PlayerCount], header: list[str], console: Console) -> None:
+    for line in header:
+        console.print(line, markup=False)
+    console.print()
+    console.print("[bold]Findings, largest imbalance first[/bold]")
+    for k, text in enumerate(ranked(counts), 1):
+        console.print(f"{k:2d}. {text}", markup=False)
+    console.print()
+    for c in counts:
+        table = Table(box=box.SIMPLE_HEAD, show_edge=False, padding=(0, 0, 0, 1),
+                      title=f"{c.players} players, {c.games:,} games: win rate by seat "
+                            f"(equal chances p={c.equal_p:.2g})", title_justify="left")
+        for h in SEAT_HEADERS:
+            table.add_column(h, justify="right")
+        for row in _seat_rows(c):
+            table.add_row(*row)
+        console.print(table)
+        console.print(_money_line(c), markup=False)
+        console.print()
+    console.print(CONDITIONAL, markup=False)
+
+
+def markdown(counts: list[PlayerCount], header: list[str], plots: list[Path]) -> str:
+    parts = ["# Balance report", ""] + [f"- {line}" for line in header] + ["", CONDITIONAL, "",
+                                                                           "## Findings", "",
+                                                                           "Largest imbalance "
+                                                                           "(points of win rate) "
+                                                                           "first.", ""]
+    parts += [f"{k}. {text}" for k, text in enumerate(ranked(counts), 1)] + [""]
+    for c in counts:
+        parts += [f"## {c.players} players", "", f"{c.games:,} games. Win rate by seat (seat 0 "
+                  f"starts first in the tie-breaker's order); intervals hold simultaneously "
+                  f"(Goodman); chi-square test of equal chances p={c.equal_p:.2g}.", "",
+                  "| " + " | ".join(SEAT_HEADERS) + " |", "|" + " ---: |" * len(SEAT_HEADERS)]
+        parts += ["| " + " | ".join(row) + " |" for row in _seat_rows(c)]
+        parts += ["", _money_line(c) + ".", "", "Ties the tie-breaker card settles (what winning "
+                  "one rather than losing it is worth; OLS with seat dummies, errors clustered by "
+                  "game):", "", "| tie | won per seat and game | win rate, points (95% CI) | "
+                  "final money, coins (95% CI) |", "| --- | ---: | ---: | ---: |"]
+        parts += [f"| {t['kind']} | {t['per_game']:.2f} | {t['points']:+.2f} "
+                  f"({t['points_low']:+.2f}, {t['points_high']:+.2f}) | {t['coins']:+.2f} "
+                  f"({t['coins_low']:+.2f}, {t['coins_high']:+.2f}) |" for _, t in c.ties.iterrows()]
+        parts += ["", "Market per round (game totals; hosted and earned per seat):", "",
+                  "| " + " | ".join(MARKET_HEADERS) + " |", "|" + " ---: |" * len(MARKET_HEADERS)]
+        parts += ["| " + " | ".join(row) + " |" for row in _market_rows(c)]
+        parts += ["", "Tiles: price paid (the buyer's bid) and the buyers' win rate against the "
+                  "other seats' (an association: who buys is not random):", "",
+                  "| tile | bought | mean price | buyers' win rate | others' | difference, "
+                  "points (95% CI) |", "| --- | ---: | ---: | ---: | ---: | ---: |"]
+        parts += [f"| {t['tile']} | {t['bought']:,} | {t['price']:.2f} | "
+                  f"{100 * t['buyer_win_rate']:.1f}% | {100 * t['others_win_rate']:.1f}% | "
+                  f"{t['diff']:+.1f} ({t['diff_low']:+.1f}, {t['diff_high']:+.1f}) |"
+                  for _, t in c.tiles.iterrows()]
+        parts += [""]
+    parts += ["## Plots", ""] + [f"![{p.stem}]({p.name})" for p in plots] + [""]
+    parts += [f"samsim {samsim.__version__}", ""]
+    return "\n".join(parts)
+
+
+def plots(counts: list[PlayerCount], out: Path) -> list[Path]:
+    from samsim.plots import _panels, _pyplot, _save
+
+    plt = _pyplot()
+    fig, axes = _panels(plt, len(counts), "Win rate by seat (95% simultaneous intervals)")
+    for ax, c in zip(axes, counts):
+        rate = 100 * c.seats["win_rate"]
+        ax.errorbar(c.seats["seat"], rate, yerr=[rate - 100 * c.seats["low"],
+                                                 100 * c.seats["high"] - rate], fmt="o", capsize=3)
+        ax.axhline(100 / c.players, color="grey", lw=0.8, ls="--", label="1/N")
+        ax.set_title(f"{c.players} players")
+        ax.set_xlabel("seat")
+        ax.set_xticks(range(c.players))
+    axes[0].set_ylabel("win rate (%)")
+    seats = _save(plt, fig, out / "seats.png")
+
+    fig, axes = _panels(plt, len(counts), "Market per round")
+    for ax, c in zip(axes, counts):
+        ax.plot(c.market["round"], c.market["arrived"], "o-", label="tourists arrived")
+        ax.plot(c.market["round"], c.market["free_rooms"], "s-", label="free rooms")
+        ax.plot(c.market["round"], c.market["turned_away"], "^-", label="turned away")
+        ax.set_title(f"{c.players} players")
+        ax.set_xlabel("round")
+    axes[0].set_ylabel("per game")
+    axes[-1].legend(fontsize=7, loc="center left", bbox_to_anchor=(1, 0.5))
+    market = _save(plt, fig, out / "market.png")
+
+    fig, axes = _panels(plt, len(counts), "Money earned per seat and round")
+    for ax, c in zip(axes, counts):
+        ax.bar(c.market["round"], c.market["earned"])
+        ax.set_title(f"{c.players} players")
+        ax.set_xlabel("round")
+    axes[0].set_ylabel("coins")
+    money = _save(plt, fig, out / "money.png")
+    return [seats, market, money]
+
+
+def write_balance(counts: list[PlayerCount], header: list[str], out) -> list[Path]:
+    from samsim.results import prepare_output_dir
+
+    out = prepare_output_dir(out)
+    drawn = plots(counts, out)
+    path = out / "balance.md"
+    path.write_text(markdown(counts, header, drawn), encoding="utf-8")
+    return [path, *drawn]
+
+
+__all__ = ["ranked", "print_balance", "markdown", "plots", "write_balance", "FILES"]
