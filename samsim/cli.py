@@ -362,16 +362,19 @@ def compare(
                 specs, players, games, seed, field, data, threads, margin / 100,
                 inference.SPRT(theta1=edge / 100) if sequential else None, batch_games,
                 seatings, deals == "duplicate")
-        if out is not None:
-            written = write_comparison(result, out, data_note(data))
+        written = write_comparison(result, out, data_note(data)) if out is not None else []
     except (ValueError, OSError) as error:
         _fail(str(error))
     except KeyboardInterrupt:
         print("samsim: interrupted", file=sys.stderr)
         raise typer.Exit(130)
     print_comparison(result, console, data_note(data))
-    if out is not None:
-        console.print(f"report: {written[0]} (+ {len(written) - 1} files)", markup=False)
+    _written(written)
+
+
+def _written(files: list[Path]) -> None:
+    if files:
+        console.print(f"report: {files[0]} (+ {len(files) - 1} files)", markup=False)
 
 
 @app.command(epilog="Example: samsim balance --players 3,4,5,6 --games 40000 --strategy greedy "
@@ -404,7 +407,10 @@ def balance(
 
     data = _load_rules(rules)
     try:
-        counts = sorted({int(x) for x in players.split(",") if x.strip()})
+        try:
+            counts = sorted({int(x) for x in players.split(",") if x.strip()})
+        except ValueError:
+            counts = []
         if not counts or any(not data.min_players <= n <= data.max_players for n in counts):
             raise ValueError(f"--players: give player counts {data.min_players}.."
                              f"{data.max_players}, comma-separated, e.g. 3,4,5,6")
@@ -431,8 +437,7 @@ def balance(
             f"{strategy} in every seat"
         header = [f"{who}; {games:,} games per player count, seed {seed}", data_note(data),
                   f"samsim {samsim.__version__}"]
-        if out is not None:
-            written = write_balance(measured, header, Path(out) / "report")
+        written = write_balance(measured, header, Path(out) / "report") if out is not None else []
     except ValueError as error:
         _fail(str(error))
     except KeyboardInterrupt:
@@ -440,8 +445,7 @@ def balance(
               if out is not None else "samsim: interrupted", file=sys.stderr)
         raise typer.Exit(130)
     print_balance(measured, header, console)
-    if out is not None:
-        console.print(f"report: {written[0]} (+ {len(written) - 1} plots)", markup=False)
+    _written(written)
 
 
 @app.command(epilog="Example: samsim report results/run1 --out results/run1/report")
@@ -587,30 +591,105 @@ def run_experiment(
     """Run an experiment file: its runs go to results/NAME/<N>p/, its report to
     results/NAME/report/."""
     from samsim import experiment
-    from samsim.report import load_report, print_report, write_report
 
     try:
         exp = experiment.load(file)
         data = _load_rules(exp.rules)
-        record = tuple(exp.record)
-        runs = []
-        for players in exp.players:
-            seats = _seating(players, ",".join(exp.strategies) if exp.strategies else None,
-                             ",".join(exp.pool) if exp.pool else None)
-            games = _pool_games(exp.games, seats)
-            out = exp.run_dir(results_dir, players)
-            _run(games, players, exp.seed, data, seats,
-                 exp.chunk_size or DEFAULT_CHUNK, threads, out, resume, overwrite, record,
-                 label=f"{players} players")
-            runs.append(out)
-        result = load_report(runs)
-        written = write_report(result, exp.report_dir(results_dir))
     except (ValueError, OSError) as error:
         _fail(str(error))
     if exp.description:
         console.print(exp.description, markup=False)
+    kinds = {"simulate": _run_simulate, "balance": _run_balance, "compare": _run_compare,
+             "sensitivity": _run_sensitivity}
+    try:
+        kinds[exp.kind](exp, data, results_dir, threads, resume, overwrite)
+    except (ValueError, OSError) as error:
+        _fail(str(error))
+    except KeyboardInterrupt:
+        print("samsim: interrupted", file=sys.stderr)
+        raise typer.Exit(130)
+
+
+def _experiment_header(exp, data, games: str) -> list[str]:
+    from samsim.report import data_note
+
+    return [f"experiment {exp.path.name}: {games}, seed {exp.seed}", data_note(data),
+            f"samsim {samsim.__version__}; run again: samsim run {exp.path.as_posix()}"]
+
+
+def _run_balance(exp, data, results_dir, threads, resume, overwrite) -> None:
+    from samsim import balance as balancing
+    from samsim.balance_report import print_balance, write_balance
+
+    with status_console.status("") as status:
+        measured = balancing.run(exp.players, exp.games, exp.seed, exp.strategy, exp.pool, data,
+                                 threads, Path(results_dir) / exp.name, resume, overwrite,
+                                 status=lambda n: status.update(f"{n} players..."))
+    who = f"pool {', '.join(exp.pool)}" if exp.pool else f"{exp.strategy} in every seat"
+    header = _experiment_header(exp, data, f"{who}, {exp.games:,} games per player count")
+    written = write_balance(measured, header, exp.report_dir(results_dir))
+    print_balance(measured, header, console)
+    _written(written)
+
+
+def _comparison(exp, data, threads, status=None):
+    from samsim import compare as comparing
+    from samsim import inference
+
+    return comparing.compare(
+        exp.strategies, exp.players[0], exp.games, exp.seed, exp.field_spec, data, threads,
+        exp.margin / 100, inference.SPRT(theta1=exp.edge / 100) if exp.sequential else None,
+        exp.batch_games, exp.seatings, exp.deals == "duplicate")
+
+
+def _run_compare(exp, data, results_dir, threads, resume, overwrite) -> None:
+    from samsim.compare_report import print_comparison, write_comparison
+    from samsim.report import data_note
+
+    with status_console.status("comparing..."):
+        result = _comparison(exp, data, threads)
+    written = write_comparison(result, exp.report_dir(results_dir), data_note(data))
+    print_comparison(result, console, data_note(data))
+    _written(written)
+
+
+def _run_sensitivity(exp, data, results_dir, threads, resume, overwrite) -> None:
+    from samsim import sensitivity
+
+    files = [("base", exp.rules), *((p.stem, p) for p in exp.variants)]
+    with status_console.status("") as status:
+        variants = sensitivity.run(files, exp.strategies, exp.players[0], exp.field_spec,
+                                   exp.games, exp.balance_games, exp.seed, exp.seatings,
+                                   exp.deals == "duplicate", threads,
+                                   status=lambda name: status.update(f"data: {name}..."))
+    header = _experiment_header(
+        exp, data, f"{', '.join(exp.strategies)} compared at {exp.players[0]} players (field "
+                   f"{exp.field_spec}), {exp.games:,} games per data file; seats: "
+                   f"{exp.field_spec} everywhere, {exp.balance_games:,} games")
+    written = sensitivity.write(variants, header, exp.report_dir(results_dir))
+    for ok, text in sensitivity.conclusions(variants):
+        console.print(f"{'robust' if ok else 'moves '}  {text}", markup=False)
+    _written(written)
+
+
+def _run_simulate(exp, data, results_dir, threads, resume, overwrite) -> None:
+    from samsim.report import load_report, print_report, write_report
+
+    record = tuple(exp.record)
+    runs = []
+    for players in exp.players:
+        seats = _seating(players, ",".join(exp.strategies) if exp.strategies else None,
+                         ",".join(exp.pool) if exp.pool else None)
+        games = _pool_games(exp.games, seats)
+        out = exp.run_dir(results_dir, players)
+        _run(games, players, exp.seed, data, seats,
+             exp.chunk_size or DEFAULT_CHUNK, threads, out, resume, overwrite, record,
+             label=f"{players} players")
+        runs.append(out)
+    result = load_report(runs)
+    written = write_report(result, exp.report_dir(results_dir))
     print_report(result, console)
-    console.print(f"report: {written[0]} (+ {len(written) - 1} plots)", markup=False)
+    _written(written)
 
 
 @app.command(epilog="Example: samsim trace --players 4 --seed 7 --games 1 --out game0.jsonl")

@@ -1,21 +1,43 @@
-"""Experiment files: a run (or one per player count) and its report, written down so that anyone
-can run it again and get the same numbers.
+"""Experiment files: a question, its games and its report, written down so that anyone can run it
+again and get the same numbers.
 
 An experiment is a TOML file in ``experiments/``; ``samsim run experiments/NAME.toml`` plays it
-into ``results/NAME/`` (one run folder per player count, ``<N>p/``) and writes the report to
-``results/NAME/report/``. Keys (all but ``games`` optional)::
+into ``results/NAME/`` (one run folder per player count, ``<N>p/``, where games are kept) and
+writes the report to ``results/NAME/report/``. ``kind`` says which question (default
+``simulate``); keys (``games`` always required)::
 
+    # every kind
     description = "What question this answers"
-    players = [3, 4, 5, 6]         # or one count; default 4
-    games = 100000                 # per player count
+    kind = "simulate"              # simulate | balance | compare | sensitivity
+    players = [3, 4, 5, 6]         # or one count; default 4 (compare, sensitivity: one count)
+    games = 100000                 # per player count (compare: the budget, the most if sequential)
     seed = 7
-    pool = ["greedy", "undercut"]  # rotated through the seats (the games are rounded up to a
-                                   # multiple of the pool so every strategy plays every seat
-                                   # equally often) ...
-    strategies = ["greedy", "random", "random", "random"]  # ... or one per seat (one count only)
     rules = "variant.toml"         # a data file, relative to the experiment file
+
+    # simulate: a win-rate report
+    pool = ["greedy", "undercut"]  # rotated through the seats (games rounded up to a multiple
+                                   # of the pool so every strategy plays every seat equally) ...
+    strategies = ["greedy", "random", "random", "random"]  # ... or one per seat (one count only)
     record = ["rounds"]            # per-round records (money over rounds in the report)
     chunk_size = 16384
+
+    # balance: samsim balance
+    strategy = "greedy"            # in every seat (or pool = [...], rotated)
+
+    # compare: samsim compare (and sensitivity)
+    strategies = ["undercut", "greedy", "saver"]   # the strategies compared
+    field = "greedy"               # the other seats
+    sequential = true              # stop when the answer is clear (GSPRT), edge in points
+    edge = 1.0
+    batch_games = 20000
+    seatings = "all"               # or "rotations"
+    deals = "duplicate"            # or "independent"
+    margin = 0.5                   # equivalence margin, points
+
+    # sensitivity: the comparison, and the seat balance with the field in every seat, redone on
+    # each data file, to see which conclusions survive changes to the assumed component data
+    variants = ["sensitivity/flat_prices.toml", "..."]
+    balance_games = 20000
 
 Paths are relative to the experiment file, so an experiment and its variant data travel together.
 """
@@ -26,8 +48,13 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-KEYS = {"description", "players", "games", "seed", "pool", "strategies", "rules", "record",
-        "chunk_size"}
+COMMON = {"description", "kind", "players", "games", "seed", "rules"}
+COMPARE = {"strategies", "field", "sequential", "edge", "batch_games", "seatings", "deals",
+           "margin"}
+KEYS = {"simulate": COMMON | {"pool", "strategies", "record", "chunk_size"},
+        "balance": COMMON | {"strategy", "pool"},
+        "compare": COMMON | COMPARE,
+        "sensitivity": COMMON | COMPARE | {"variants", "balance_games"}}
 
 
 class ExperimentError(ValueError):
@@ -47,6 +74,17 @@ class Experiment:
     record: list[str] = field(default_factory=list)
     chunk_size: int | None = None
     description: str = ""
+    kind: str = "simulate"
+    strategy: str = "greedy"
+    field_spec: str = "greedy"  # key "field"
+    sequential: bool = False
+    edge: float = 1.0
+    batch_games: int = 20000
+    seatings: str = "all"
+    deals: str = "duplicate"
+    margin: float = 0.5
+    variants: list[Path] = field(default_factory=list)
+    balance_games: int = 20000
 
     def run_dir(self, root: Path, players: int) -> Path:
         return Path(root) / self.name / f"{players}p"
@@ -62,11 +100,11 @@ def _whole(doc, key, lo, hi, where):
     return value
 
 
-def _names(doc, key, where) -> list[str]:
+def _names(doc, key, where, what="strategy specs, e.g. [\"greedy\", \"undercut(margin=2)\"]"
+           ) -> list[str]:
     value = doc[key]
     if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
-        raise ExperimentError(f"{where}: {key} must be a list of strategy specs, e.g. "
-                              f"[\"greedy\", \"undercut(margin=2)\"]")
+        raise ExperimentError(f"{where}: {key} must be a list of {what}")
     return value
 
 
@@ -84,12 +122,17 @@ def load(path: str | Path) -> Experiment:
         raise ExperimentError(f"{where} cannot be read: {error}") from None
     except tomllib.TOMLDecodeError as error:
         raise ExperimentError(f"{where} is not valid TOML: {error}") from None
-    unknown = sorted(set(doc) - KEYS)
+    kind = doc.get("kind", "simulate")
+    if kind not in KEYS:
+        raise ExperimentError(f"{where}: kind must be one of {', '.join(KEYS)}, got {kind!r}")
+    unknown = sorted(set(doc) - KEYS[kind])
     if unknown:
-        raise ExperimentError(f"{where}: unknown key {unknown[0]!r} (keys: {', '.join(sorted(KEYS))})")
+        raise ExperimentError(f"{where}: unknown key {unknown[0]!r} for kind {kind} (keys: "
+                              f"{', '.join(sorted(KEYS[kind]))})")
     if "games" not in doc:
         raise ExperimentError(f"{where}: say how many games to play per player count: games = 100000")
-    exp = Experiment(name=path.stem, path=path, games=_whole(doc, "games", 1, 10**12, where))
+    exp = Experiment(name=path.stem, path=path, games=_whole(doc, "games", 1, 10**12, where),
+                     kind=kind)
     if "players" in doc:
         players = doc["players"] if isinstance(doc["players"], list) else [doc["players"]]
         exp.players = [_whole({"players": p}, "players", 3, 6, where) for p in players]
@@ -105,8 +148,10 @@ def load(path: str | Path) -> Experiment:
     if "strategies" in doc:
         exp.strategies = _names(doc, "strategies", where)
         if len(exp.players) != 1:
-            raise ExperimentError(f"{where}: strategies (one per seat) needs a single player "
-                                  f"count; use pool for several")
+            raise ExperimentError(f"{where}: strategies needs a single player count"
+                                  f"{'; use pool for several' if kind == 'simulate' else ''}")
+    if kind in ("compare", "sensitivity"):
+        _compare_keys(doc, exp, where)
     if "rules" in doc:
         if not isinstance(doc["rules"], str):
             raise ExperimentError(f"{where}: rules must be the path of a data file")
@@ -119,7 +164,43 @@ def load(path: str | Path) -> Experiment:
         if not isinstance(doc["description"], str):
             raise ExperimentError(f"{where}: description must be text")
         exp.description = doc["description"]
+    if "strategy" in doc:
+        if not isinstance(doc["strategy"], str):
+            raise ExperimentError(f"{where}: strategy must be one strategy spec, e.g. \"greedy\"")
+        exp.strategy = doc["strategy"]
     return exp
+
+
+def _compare_keys(doc, exp: Experiment, where: str) -> None:
+    if exp.strategies is None or len(exp.strategies) < 2:
+        raise ExperimentError(f"{where}: strategies must list at least two strategies to compare")
+    for key, attr in (("field", "field_spec"), ("seatings", "seatings"), ("deals", "deals")):
+        if key in doc:
+            if not isinstance(doc[key], str):
+                raise ExperimentError(f"{where}: {key} must be text")
+            setattr(exp, attr, doc[key])
+    if exp.seatings not in ("all", "rotations") or exp.deals not in ("duplicate", "independent"):
+        raise ExperimentError(f"{where}: seatings is \"all\" or \"rotations\", deals is "
+                              f"\"duplicate\" or \"independent\"")
+    if "sequential" in doc:
+        if not isinstance(doc["sequential"], bool):
+            raise ExperimentError(f"{where}: sequential must be true or false")
+        exp.sequential = doc["sequential"]
+    for key in ("edge", "margin"):
+        if key in doc:
+            value = doc[key]
+            if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0 < value < 100:
+                raise ExperimentError(f"{where}: {key} is in points of win rate, between 0 and 100")
+            setattr(exp, key, float(value))
+    for key in ("batch_games", "balance_games"):
+        if key in doc:
+            setattr(exp, key, _whole(doc, key, 1, 10**12, where))
+    if "variants" in doc:
+        files = _names(doc, "variants", where, "data files, e.g. [\"sensitivity/steep.toml\"]")
+        exp.variants = [(exp.path.parent / f).resolve() for f in files]
+        missing = [str(f) for f in exp.variants if not f.is_file()]
+        if missing:
+            raise ExperimentError(f"{where}: variant data file {missing[0]} does not exist")
 
 
 __all__ = ["Experiment", "ExperimentError", "load", "KEYS"]

@@ -33,7 +33,7 @@ PACKAGE = Path(__file__).resolve().parent
 PURE_PYTHON = ("__init__.py", "balance.py", "balance_report.py", "bench.py", "cli.py", "compare.py",
                "compare_report.py", "distributed.py", "experiment.py", "inference.py",
                "narrate.py", "plots.py", "report.py", "results.py", "scenario.py", "schema.py",
-               "stats.py", "trace.py", "reference/")
+               "sensitivity.py", "stats.py", "trace.py", "reference/")
 
 
 def source_key(root: Path = PACKAGE) -> str:

@@ -69,7 +69,7 @@ def test_tests_import_the_installed_package():
 
 # ----------------------------------------------------------------------------------------- help
 
-COMMANDS = ["simulate", "report", "compare", "play", "strategies", "bench", "run", "trace"]
+COMMANDS = ["simulate", "report", "compare", "balance", "play", "strategies", "bench", "run", "trace"]
 
 
 @pytest.mark.parametrize("args", [["--help"], *([c, "--help"] for c in COMMANDS), []],
@@ -427,6 +427,13 @@ BAD_INPUTS = {
     "run_players": lambda t: ["run", _write(t / "x.toml", "games = 5\nplayers = [4, 7]\n")],
     "run_strategy": lambda t: ["run", _write(t / "x.toml", "games = 5\npool = [\"nosuch\"]\n")],
     "run_rules_missing": lambda t: ["run", _write(t / "x.toml", "games = 5\nrules = \"no.toml\"\n")],
+    "balance_players": lambda t: ["balance", "--players", "3,7"],
+    "balance_players_text": lambda t: ["balance", "--players", "three"],
+    "balance_games_zero": lambda t: ["balance", "--games", 0],
+    "balance_strategy": lambda t: ["balance", "--strategy", "nosuch"],
+    "balance_pool": lambda t: ["balance", "--pool", "greedy,,saver"],
+    "balance_resume_without_out": lambda t: ["balance", "--resume"],
+    "balance_out_unwritable": lambda t: ["balance", "--out", _blocked(t)],
     "compare_one": lambda t: ["compare", "greedy"],
     "compare_unknown": lambda t: ["compare", "greedy", "nosuch"],
     "compare_field_unknown": lambda t: ["compare", "greedy", "saver", "--field", "nosuch"],
