@@ -308,6 +308,38 @@ def test_run_an_experiment_file(tmp_path):
     assert resumed.returncode == 0, resumed.stderr
 
 
+EXPERIMENTS = {
+    "bal": 'kind = "balance"\nplayers = [3, 4]\ngames = 300\nseed = 4\nstrategy = "fixed"\n',
+    "cmp": ('kind = "compare"\nplayers = 4\ngames = 2400\nseed = 4\nfield = "fixed"\n'
+            'strategies = ["undercut", "saver", "greedy"]\n'),
+    "seq": ('kind = "compare"\nplayers = 3\ngames = 24000\nseed = 4\nsequential = true\n'
+            'batch_games = 1200\nstrategies = ["undercut", "saver"]\n'),
+    "sens": ('kind = "sensitivity"\nplayers = 4\ngames = 1200\nbalance_games = 300\nseed = 4\n'
+             'strategies = ["undercut", "saver"]\nvariants = ["flat.toml"]\n'),
+}
+REPORTS = {"bal": "balance.md", "cmp": "compare.md", "seq": "compare.md",
+           "sens": "sensitivity.md"}
+
+
+@pytest.mark.parametrize("name", sorted(EXPERIMENTS))
+def test_every_kind_of_experiment_reports_and_reproduces(name, tmp_path):
+    """Each kind runs from its file, writes a report that names its seed, data file and samsim
+    version, and running the file again gives the same report, byte for byte."""
+    exp = tmp_path / f"{name}.toml"
+    exp.write_text(EXPERIMENTS[name], encoding="utf-8")
+    _variant(tmp_path, "prices = [3, 4, 5, 6, 7, 9, 8, 10, 11, 12]",
+             "prices = [4, 4, 5, 5, 6, 6, 7, 7, 8, 8]").rename(tmp_path / "flat.toml")
+    texts = []
+    for attempt in ("first", "again"):
+        done = run("run", exp, "--results", tmp_path / attempt)
+        assert done.returncode == 0, done.stderr
+        report = tmp_path / attempt / name / "report" / REPORTS[name]
+        texts.append(report.read_text(encoding="utf-8"))
+        assert {p.suffix for p in report.parent.iterdir()} >= {".md", ".png"}
+    assert texts[0] == texts[1]
+    assert "seed 4" in texts[0] and "sha256" in texts[0] and samsim.__version__ in texts[0]
+
+
 def test_the_committed_experiments_are_valid():
     from samsim import experiment
 
@@ -427,6 +459,18 @@ BAD_INPUTS = {
     "run_players": lambda t: ["run", _write(t / "x.toml", "games = 5\nplayers = [4, 7]\n")],
     "run_strategy": lambda t: ["run", _write(t / "x.toml", "games = 5\npool = [\"nosuch\"]\n")],
     "run_rules_missing": lambda t: ["run", _write(t / "x.toml", "games = 5\nrules = \"no.toml\"\n")],
+    "run_kind": lambda t: ["run", _write(t / "x.toml", "games = 5\nkind = \"tournament\"\n")],
+    "run_key_of_other_kind": lambda t: ["run", _write(t / "x.toml", "games = 5\nfield = \"greedy\"\n")],
+    "run_compare_one": lambda t: ["run", _write(t / "x.toml", "kind = \"compare\"\ngames = 5\n"
+                                                            "strategies = [\"greedy\"]\n")],
+    "run_compare_unknown": lambda t: ["run", _write(t / "x.toml", "kind = \"compare\"\ngames = 5\n"
+                                                                "strategies = [\"greedy\", \"nosuch\"]\n")],
+    "run_sequential_text": lambda t: ["run", _write(t / "x.toml", "kind = \"compare\"\ngames = 5\n"
+                                                                "sequential = \"yes\"\n"
+                                                                "strategies = [\"greedy\", \"saver\"]\n")],
+    "run_variant_missing": lambda t: ["run", _write(t / "x.toml", "kind = \"sensitivity\"\ngames = 5\n"
+                                                                "strategies = [\"greedy\", \"saver\"]\n"
+                                                                "variants = [\"no.toml\"]\n")],
     "balance_players": lambda t: ["balance", "--players", "3,7"],
     "balance_players_text": lambda t: ["balance", "--players", "three"],
     "balance_games_zero": lambda t: ["balance", "--games", 0],
