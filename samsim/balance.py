@@ -146,12 +146,19 @@ def measure(results: pd.DataFrame, rounds: pd.DataFrame, data: GameData) -> Play
     return count
 
 
+def worst_seat(seats: pd.DataFrame) -> pd.Series:
+    """The seat farthest from the fair share: its row, with ``dev`` (points) and whether its
+    simultaneous interval excludes the fair share (``beyond_chance``)."""
+    dev = seats.assign(dev=100 * (seats["win_rate"] - seats["fair"]))
+    dev["beyond_chance"] = ~((dev["low"] <= dev["fair"]) & (dev["fair"] <= dev["high"]))
+    return dev.loc[dev["dev"].abs().idxmax()]
+
+
 def findings(c: PlayerCount) -> list[tuple[float, str]]:
     """Every imbalance as (size in points of win rate, sentence), largest first."""
     out = []
-    dev = c.seats.assign(dev=100 * (c.seats["win_rate"] - c.seats["fair"]))
-    worst = dev.loc[dev["dev"].abs().idxmax()]
-    sure = not worst["low"] <= worst["fair"] <= worst["high"]
+    worst = worst_seat(c.seats)
+    sure = worst["beyond_chance"]
     out.append((abs(worst["dev"]),
                 f"{c.players} players: seat {int(worst['seat'])} wins {100 * worst['win_rate']:.1f}% "
                 f"({100 * worst['low']:.1f}–{100 * worst['high']:.1f}%, simultaneous) against a "
@@ -206,4 +213,4 @@ def run(players=(3, 4, 5, 6), games: int = 20_000, seed: int = 7, strategy: str 
     return counts
 
 
-__all__ = ["run", "PlayerCount", "measure", "seats", "ties", "money", "market", "tiles", "findings"]
+__all__ = ["run", "worst_seat", "PlayerCount", "measure", "seats", "ties", "money", "market", "tiles", "findings"]

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from samsim.balance import PlayerCount
+from samsim.balance import PlayerCount, worst_seat
 from samsim.compare import Comparison
 
 
@@ -79,12 +79,9 @@ def table(variants: list[Variant]) -> pd.DataFrame:
         row = {"variant": v.name, "ranking": " > ".join(v.comparison.ranking_frame()["strategy"])}
         for _, p in v.comparison.pairs_frame().iterrows():
             row[f"{p['a']} − {p['b']}"] = (p["win_diff"], p["win_low"], p["win_high"], _sign(p))
-        seats = v.balance.seats
-        dev = 100 * (seats["win_rate"] - seats["fair"])
-        worst = int(dev.abs().idxmax())
-        row["largest seat deviation"] = (int(seats.loc[worst, "seat"]), float(dev[worst]),
-                                         not seats.loc[worst, "low"] <= seats.loc[worst, "fair"]
-                                         <= seats.loc[worst, "high"])
+        worst = worst_seat(v.balance.seats)
+        row["largest seat deviation"] = (int(worst["seat"]), float(worst["dev"]),
+                                         bool(worst["beyond_chance"]))
         rows.append(row)
     return pd.DataFrame(rows)
 
