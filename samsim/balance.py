@@ -42,6 +42,7 @@ class PlayerCount:
     money: dict  # quantiles, spread, draws, free_rooms_decides
     market: pd.DataFrame  # per round
     tiles: pd.DataFrame  # per tile kind
+    final_money: pd.Series = None  # seats with each final score (its distribution)
     findings: list[tuple[float, str]] = field(default_factory=list)  # (size in points, text)
 
 
@@ -141,7 +142,8 @@ def measure(results: pd.DataFrame, rounds: pd.DataFrame, data: GameData) -> Play
     players = int(results["players"].iloc[0])
     seat_table, equal_p = seats(results, players)
     count = PlayerCount(players, int(results["game"].nunique()), seat_table, equal_p,
-                        ties(results), money(results), market(rounds), tiles(results, rounds, data))
+                        ties(results), money(results), market(rounds), tiles(results, rounds, data),
+                        results["score"].value_counts().sort_index())
     count.findings = findings(count)
     return count
 

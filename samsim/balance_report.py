@@ -13,7 +13,7 @@ from rich.table import Table
 import samsim
 from samsim.balance import PlayerCount
 
-FILES = ("balance.md", "seats.png", "market.png", "money.png")
+FILES = ("balance.md", "seats.png", "market.png", "money.png", "final_money.png")
 CONDITIONAL = ("Every number is conditional on the strategies played: a seat advantage among "
                "these players may differ among others.")
 
@@ -143,7 +143,17 @@ def plots(counts: list[PlayerCount], out: Path) -> list[Path]:
         ax.set_xlabel("round")
     axes[0].set_ylabel("coins")
     money = _save(plt, fig, out / "money.png")
-    return [seats, market, money]
+
+    fig, axes = _panels(plt, len(counts), "Final money (share of seats)")
+    for ax, c in zip(axes, counts):
+        share = c.final_money / c.final_money.sum()
+        ax.bar(share.index, 100 * share.to_numpy(), width=1.0)
+        ax.axvline(c.money["mean"], color="grey", lw=0.8, ls="--", label="mean")
+        ax.set_title(f"{c.players} players")
+        ax.set_xlabel("final money (coins)")
+    axes[0].set_ylabel("% of seats")
+    final = _save(plt, fig, out / "final_money.png")
+    return [seats, market, money, final]
 
 
 def write_balance(counts: list[PlayerCount], header: list[str], out) -> list[Path]:

@@ -99,7 +99,7 @@ def test_the_balance_command_writes_its_report(tmp_path):
     assert "conditional on the strategies" in done.stdout
     text = (out / "report" / "balance.md").read_text()
     assert "## 3 players" in text and "## 5 players" in text and "sha256" in text
-    for name in ("seats.png", "market.png", "money.png"):
+    for name in ("seats.png", "market.png", "money.png", "final_money.png"):
         assert (out / "report" / name).stat().st_size > 1000
     assert (out / "3p" / "rounds").is_dir()  # the games are kept, rounds included
     again = subprocess.run([SAMSIM, "balance", "--players", "3,5", "--games", "600", "--strategy",
