@@ -17,7 +17,8 @@ from samsim.engine import IllegalDecision
 
 DATA = components.load()
 COLUMNS = ["game", "seat", "players", "strategy", "money", "score", "free_rooms", "rank",
-           "win_credit", "tiles_bought", "tourists_hosted", "income", "spent"]
+           "win_credit", "tiles_bought", "tourists_hosted", "income", "spent", "build_ties_won",
+           "build_ties_lost", "price_ties_won", "price_ties_lost"]
 HOLIDAY = {"card": 10}
 ALL_CARDS = list(range(11))
 FLAGS = [0, 1, 2, 3] * 3  # England, Germany, Norway, Japan; no equal neighbours
