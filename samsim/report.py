@@ -71,6 +71,10 @@ class Report:
             lines.append(_data_note(source, sha, assumed))
         if len(datas) > 1:
             lines.append("warning: the inputs were played with different data files")
+        for source, players, check in self.tally.chunk_checks():
+            where = f"{source} ({players} players)" if source else f"{players} players"
+            lines.append(f"{'warning: ' if check.flagged else ''}{where}: seat wins per chunk: "
+                         f"{check.summary()}")
         return lines
 
 
@@ -83,7 +87,7 @@ def load_report(paths) -> Report:
     for path in paths:
         meta = results.run_metadata(path)
         for frame in results.iter_chunks(path, "results"):
-            report.tally.add(frame)
+            report.tally.add(frame, str(path))
         if "rounds" in meta.get("record", []):
             for frame in results.iter_chunks(path, "rounds"):
                 report.tally.add_rounds(frame)

@@ -50,6 +50,8 @@ class Tally:
     def __init__(self):
         self._parts: dict[str, list[pd.DataFrame]] = {"seats": [], "games": [], "rounds": []}
         self.meta: dict = {}
+        #: per chunk added: (source, win credit by players and seat), for ``chunk_checks``
+        self.chunks: list[tuple[str, pd.Series]] = []
 
     def _push(self, name: str, counts: pd.DataFrame) -> None:
         parts = self._parts[name]
@@ -64,10 +66,12 @@ class Tally:
         keys = list(parts[0].index.names)
         return pd.concat(parts).groupby(level=keys, observed=True, sort=True).sum()
 
-    def add(self, results: pd.DataFrame) -> "Tally":
-        """Count a frame of whole games in the ``results`` layout (``samsim.schema``)."""
+    def add(self, results: pd.DataFrame, source: str = "") -> "Tally":
+        """Count a frame of whole games in the ``results`` layout (``samsim.schema``): one chunk
+        of the run ``source``."""
         if results.empty:
             return self
+        self.chunks.append((source, results.groupby(["players", "seat"])["win_credit"].sum()))
         strategy = results["strategy"].astype(str)
         seats = results.assign(strategy=strategy, n=1).groupby(_SEATS, sort=False)
         self._push("seats", seats.agg(n=("n", "sum"), wins=("win_credit", "sum")))
@@ -95,7 +99,24 @@ class Tally:
         for name, parts in other._parts.items():
             for part in parts:
                 self._push(name, part)
+        self.chunks += other.chunks
         return self
+
+    def chunk_checks(self) -> list[tuple[str, int, object]]:
+        """(source, players, ``inference.ChunkCheck``) for every run and player count with two
+        or more chunks: do the chunks' seat win counts agree with each other?"""
+        from samsim.inference import chunk_consistency
+
+        out = []
+        keys = dict.fromkeys((source, int(players)) for source, wins in self.chunks
+                             for players in wins.index.get_level_values("players").unique())
+        for source, players in keys:
+            rows = [wins.xs(players, level="players") for s, wins in self.chunks
+                    if s == source and players in wins.index.get_level_values("players")]
+            if len(rows) >= 2:
+                table = pd.DataFrame(rows).fillna(0).to_numpy()
+                out.append((source, players, chunk_consistency(table)))
+        return out
 
     @property
     def seats(self) -> pd.DataFrame:

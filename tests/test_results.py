@@ -412,3 +412,25 @@ def test_cli_default_chunk_is_the_engines():
     from samsim import cli
 
     assert cli.DEFAULT_CHUNK == engine.DEFAULT_CHUNK  # repeated there so `--help` skips numba
+
+
+def test_tally_checks_its_chunks_against_each_other():
+    """Chunks of one run agree (chi-square); a chunk whose seats were mixed up (here: seat
+    labels rotated, as a seeding or seating bug would) is named in the report's notes."""
+    from samsim.report import Report
+
+    df = engine.simulate(12000, 4, seed=8, data=DATA, strategies="greedy", chunk_size=1000)
+    chunks = [df[df["game"] // 1000 == k].copy() for k in range(12)]
+    good = Tally()
+    for chunk in chunks:
+        good.add(chunk, "run")
+    [(source, players, check)] = good.chunk_checks()
+    assert (source, players) == ("run", 4) and check.flagged == []
+    assert any("consistent" in line for line in Report(good, []).notes())
+    chunks[2]["seat"] = (chunks[2]["seat"] + 1) % 4  # greedy's seat effect lands elsewhere
+    bad = Tally()
+    for chunk in chunks:
+        bad.add(chunk, "run")
+    [(_, _, check)] = bad.chunk_checks()
+    assert check.flagged == [2]
+    assert any(line.startswith("warning: run (4 players)") for line in Report(bad, []).notes())
