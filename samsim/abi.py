@@ -160,14 +160,10 @@ def inlined(fn):
     return njit(inline="always", _nrt=False, error_model="numpy")(getattr(fn, "py_func", fn))
 
 
-def _module_path(k: str) -> Path:
-    return CACHE_DIR / "entries" / f"{k}.py"
-
-
 def _write_module(k: str, fn, source_hash: str) -> Path:
     """The entry module's file, written once (atomically): Numba keys its cache on the file's
     modification time, so an unchanged file keeps its compiled code."""
-    path = _module_path(k)
+    path = CACHE_DIR / "entries" / f"{k}.py"
     text = _TEMPLATE.format(name=f"{fn.__module__}.{fn.__name__}", source=source_hash, key=k)
     if not path.is_file() or path.read_text() != text:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -101,6 +101,8 @@ def _load_rules(rules: Path | None) -> components.GameData:
 RulesOption = Annotated[Optional[Path], typer.Option(
     "--rules", metavar="FILE",
     help="Component data file (a rules variant); default: the packaged hotel_samoa.toml.")]
+ThreadsOption = Annotated[Optional[int], typer.Option(
+    help="Threads to use (default: all Numba threads).")]
 
 
 class _GamesPerSecond(ProgressColumn):
@@ -257,8 +259,7 @@ def simulate(
         help="Strategies to rotate through the seats, comma-separated: game k seats pool entry "
              "(k + seat) mod len(pool), so every strategy plays every seat equally often.")] = None,
     rules: RulesOption = None,
-    threads: Annotated[Optional[int], typer.Option(
-        help="Threads to use (default: all Numba threads).")] = None,
+    threads: ThreadsOption = None,
     chunk_size: Annotated[int, typer.Option(help="Games played and written per chunk: memory "
                                                  "grows with it, not with --games.")] = DEFAULT_CHUNK,
     out: Annotated[Optional[Path], typer.Option(
@@ -327,8 +328,7 @@ def compare(
     batch_games: Annotated[int, typer.Option(
         help="With --sequential: games between looks at the data.")] = 20000,
     rules: RulesOption = None,
-    threads: Annotated[Optional[int], typer.Option(
-        help="Threads to use (default: all Numba threads).")] = None,
+    threads: ThreadsOption = None,
     out: Annotated[Optional[Path], typer.Option(
         metavar="DIR", help="Also write compare.md, pairs.png, pairs.csv and ranking.csv "
                             "here.")] = None,
@@ -389,8 +389,7 @@ def balance(
     pool: Annotated[Optional[str], typer.Option(
         help="Instead: strategies rotated through the seats, comma-separated.")] = None,
     rules: RulesOption = None,
-    threads: Annotated[Optional[int], typer.Option(
-        help="Threads to use (default: all Numba threads).")] = None,
+    threads: ThreadsOption = None,
     out: Annotated[Optional[Path], typer.Option(
         metavar="DIR", help="Keep the games in DIR/<N>p/ (run folders) and write the report to "
                             "DIR/report/ (balance.md and PNG plots).")] = None,
@@ -424,15 +423,11 @@ def balance(
         if out is not None:
             from samsim.results import prepare_output_dir
             prepare_output_dir(out)
-        status = status_console.status("")
-        status.start()
-        try:
+        with status_console.status("") as status:
             measured = balancing.run(
                 counts, games, seed, strategy, members, data, threads, out, resume, overwrite,
                 status=lambda n: status.update(f"{n} players: playing {games:,} games (the first "
                                                f"run after an install compiles: about a minute)"))
-        finally:
-            status.stop()
         who = f"pool {', '.join(members)} rotated through the seats" if members else \
             f"{strategy} in every seat"
         header = [f"{who}; {games:,} games per player count, seed {seed}", data_note(data),
@@ -583,7 +578,7 @@ def run_experiment(
                                          show_default=False)],
     results_dir: Annotated[Path, typer.Option(
         "--results", metavar="DIR", help="Where results/NAME/ goes.")] = Path("results"),
-    threads: Annotated[Optional[int], typer.Option(help="Threads to use.")] = None,
+    threads: ThreadsOption = None,
     resume: Annotated[bool, typer.Option("--resume", help="Finish an interrupted run.")] = False,
     overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace earlier results.")]
     = False,
@@ -632,22 +627,17 @@ def _run_balance(exp, data, results_dir, threads, resume, overwrite) -> None:
     _written(written)
 
 
-def _comparison(exp, data, threads, status=None):
+def _run_compare(exp, data, results_dir, threads, resume, overwrite) -> None:
     from samsim import compare as comparing
     from samsim import inference
-
-    return comparing.compare(
-        exp.strategies, exp.players[0], exp.games, exp.seed, exp.field_spec, data, threads,
-        exp.margin / 100, inference.SPRT(theta1=exp.edge / 100) if exp.sequential else None,
-        exp.batch_games, exp.seatings, exp.deals == "duplicate")
-
-
-def _run_compare(exp, data, results_dir, threads, resume, overwrite) -> None:
     from samsim.compare_report import print_comparison, write_comparison
     from samsim.report import data_note
 
     with status_console.status("comparing..."):
-        result = _comparison(exp, data, threads)
+        result = comparing.compare(
+            exp.strategies, exp.players[0], exp.games, exp.seed, exp.field_spec, data, threads,
+            exp.margin / 100, inference.SPRT(theta1=exp.edge / 100) if exp.sequential else None,
+            exp.batch_games, exp.seatings, exp.deals == "duplicate")
     written = write_comparison(result, exp.report_dir(results_dir), data_note(data))
     print_comparison(result, console, data_note(data))
     _written(written)

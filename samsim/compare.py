@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -100,6 +100,10 @@ class Groups:
     def n(self) -> int:
         return len(self.share)
 
+    def difference(self, i: int, j: int) -> np.ndarray:
+        """Each group's win-share difference of contestants i and j (the paired values)."""
+        return (self.share[:, :, i] - self.share[:, :, j]).mean(axis=1)
+
     def extend(self, other: "Groups") -> "Groups":
         return Groups(np.concatenate([self.share, other.share]),
                       np.concatenate([self.money, other.money]),
@@ -156,10 +160,10 @@ def pair(groups: Groups, a: int, b: int, i: int, j: int, margin: float, size: in
     """Contestants i and j of ``groups`` (a and b in the comparison's numbering)."""
     per_game = groups.share[:, :, i] - groups.share[:, :, j]
     coins = groups.money[:, :, i] - groups.money[:, :, j]
-    share = inference.paired_difference(per_game.mean(axis=1), margin)
+    share = inference.paired_difference(groups.difference(i, j), margin)
     money = inference.paired_difference(coins.mean(axis=1), margin=1.0)
     return Pair(a, b, share, money,
-                inference.variance_reduction(per_game.reshape(-1), per_game.mean(axis=1), size),
+                inference.variance_reduction(per_game.reshape(-1), groups.difference(i, j), size),
                 inference.variance_reduction(coins.reshape(-1), coins.mean(axis=1), size),
                 groups=groups.n)
 
@@ -271,8 +275,7 @@ def _units(contestants, players, field_spec, seatings, duplicate):
 def compare(contestants, players: int = 4, games: int = 100_000, seed: int = 0, field_spec="greedy",
             data=None, threads=None, margin: float = DEFAULT_MARGIN,
             sequential: inference.SPRT | None = None, batch_games: int = 20_000,
-            seatings: str = "all", duplicate: bool = True,
-            progress=lambda games: None) -> Comparison:
+            seatings: str = "all", duplicate: bool = True) -> Comparison:
     """Compare the contestants (specs) at a ``players``-player table, the other seats playing
     ``field_spec``. ``games`` is the budget (the most, with ``sequential``), spread over the
     tables; sequential stopping looks every ``batch_games`` games per table."""
@@ -283,36 +286,32 @@ def compare(contestants, players: int = 4, games: int = 100_000, seed: int = 0, 
     units = _units(contestants, players, field_spec, seatings, duplicate)
     k = len(contestants)
     per_table = max(1, games // len(units))
+    # every pair is one test: alpha is split over all of them (Bonferroni)
+    test = replace(sequential, alpha=sequential.alpha / math.comb(k, 2)) if sequential else None
     results = []
     for plan, members in units:
         most = max(2, per_table // plan.size)
         step = max(2, batch_games // plan.size) if sequential else most
-        groups, decided = None, False
-        while not decided:
-            stop = min(most, (groups.n if groups else 0) + step)
-            new = play(plan, groups.n if groups else 0, stop, seed, data, threads)
-            groups = new if groups is None else groups.extend(new)
-            progress(new.n * plan.size)
-            decided = groups.n >= most
-            if sequential and not decided:
-                decided = all(_decide(groups, sequential, i, j, len(units) * math.comb(len(members), 2))
-                              for i, j in itertools.combinations(range(len(members)), 2))
+        within = list(itertools.combinations(range(len(members)), 2))
+        groups = play(plan, 0, min(most, step), seed, data, threads)
+        while groups.n < most and test and any(
+                test.decide(groups.difference(i, j)) is None for i, j in within):
+            groups = groups.extend(play(plan, groups.n, min(most, groups.n + step), seed, data,
+                                        threads))
         results.append((plan, members, groups))
 
     pairs = []
-    m = sum(math.comb(len(members), 2) for _, members, _ in results)
     for plan, members, groups in results:
         for i, j in itertools.combinations(range(len(members)), 2):
             p = pair(groups, members[i], members[j], i, j, margin, plan.size)
-            if sequential:
-                d = groups.share[:, :, i].mean(axis=1) - groups.share[:, :, j].mean(axis=1)
-                p = Pair(**{**p.__dict__, "decision": _bonferroni(sequential, m).decide(d),
-                            "interval": inference.confidence_sequence(
-                                d, 0.05, rho_groups=max(2, batch_games // plan.size))})
+            if test:
+                d = groups.difference(i, j)
+                p = replace(p, decision=test.decide(d), interval=inference.confidence_sequence(
+                    d, 0.05, rho_groups=max(2, batch_games // plan.size)))
             pairs.append(p)
     if not sequential:
         adjusted = inference.holm([p.share.p_value for p in pairs])
-        pairs = [Pair(**{**p.__dict__, "p_holm": float(q)}) for p, q in zip(pairs, adjusted)]
+        pairs = [replace(p, p_holm=float(q)) for p, q in zip(pairs, adjusted)]
 
     wins = []
     for _, members, groups in results:
@@ -324,15 +323,6 @@ def compare(contestants, players: int = 4, games: int = 100_000, seed: int = 0, 
     return Comparison(contestants, field_spec, players, seed, [plan for plan, _, _ in results],
                       pairs, strength, low, high, checks,
                       sum(g.n * plan.size for plan, _, g in results), margin, sequential)
-
-
-def _bonferroni(sprt: inference.SPRT, pairs: int) -> inference.SPRT:
-    return inference.SPRT(sprt.theta0, sprt.theta1, sprt.alpha / pairs, sprt.beta)
-
-
-def _decide(groups: Groups, sprt: inference.SPRT, i: int, j: int, pairs: int) -> bool:
-    d = groups.share[:, :, i].mean(axis=1) - groups.share[:, :, j].mean(axis=1)
-    return _bonferroni(sprt, pairs).decide(d) is not None
 
 
 __all__ = ["Design", "design", "Groups", "play", "Pair", "pair", "Comparison", "compare",

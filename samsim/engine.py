@@ -86,7 +86,8 @@ def _control(data: GameData, seats: Lineup, seed, game0, script=None, arrivals=N
              entries=None, per_deal: int = 1) -> Control:
     c, players = data.components, seats.players
     return Control(
-        seed=_check_seed(seed), game0=int(game0), per_deal=int(per_deal), batch=np.zeros(abi.packed_bytes(), np.uint8),
+        seed=_check_seed(seed), game0=int(game0), per_deal=int(per_deal),
+        batch=np.zeros(abi.packed_bytes(), np.uint8),
         entries=seats.entries() if entries is None else entries,
         seat_strategy=seats.seat_strategy, params=seats.params,
         script=np.full((0, c.rounds, players, DECISION_LEN), -1, np.int64) if script is None else script,
@@ -472,5 +473,5 @@ def play_position(data: GameData | None, position: dict, log: bool = True) -> Ga
     return _record(data, st, log)
 
 
-__all__ = ["simulate", "simulate_chunks", "batches", "checked", "run_batch", "play_game", "play_position", "GameRecord", "IllegalDecision",
-           "snapshot"]
+__all__ = ["simulate", "simulate_chunks", "batches", "checked", "run_batch", "play_game",
+           "play_position", "GameRecord", "IllegalDecision", "snapshot"]
