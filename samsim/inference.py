@@ -27,6 +27,18 @@ import numpy as np
 from scipy import stats
 
 
+#: The smallest p-value worth printing: below it a float's tail is rounding, not evidence.
+P_FLOOR = 1e-300
+
+
+def format_p(p: float) -> str:
+    """A p-value as text: two significant digits, ``< 1e-300`` where the computation underflows
+    (never ``0``), and empty where there is none."""
+    if p is None or math.isnan(p):
+        return ""
+    return f"< {P_FLOOR:.0e}" if p < P_FLOOR else f"{p:.2g}"
+
+
 @dataclass(frozen=True)
 class Difference:
     """The mean of paired differences (one per duplicate group), with its tests."""
@@ -236,6 +248,6 @@ def chunk_consistency(table, alpha: float = 0.001) -> ChunkCheck:
     return ChunkCheck(float(result.pvalue), flagged, chunk_p)
 
 
-__all__ = ["Difference", "paired_difference", "verdict", "games_for_half_width",
+__all__ = ["P_FLOOR", "format_p", "Difference", "paired_difference", "verdict", "games_for_half_width",
            "variance_reduction", "SPRT", "confidence_sequence", "holm", "bradley_terry",
            "multinomial_intervals", "equal_chances", "ChunkCheck", "chunk_consistency"]
