@@ -10,7 +10,7 @@ The entry points are re-exported here but imported on first use, so that ``impor
     trace_games(players, seed, games=1, ...)      every event of some games, as a table
     run_simulation(games, players, seed, out=DIR) a run written chunk by chunk (resumable)
     load(path, table="results")                  a results file or run folder, as pandas
-    rotation(players, pool)                      a pool of strategies rotated through the seats
+    pool_design(players, pool)                   a pool of strategies seated by a balanced design
 """
 
 __version__ = "0.1.0"
@@ -23,7 +23,7 @@ _LAZY = {
     "trace_games": ("samsim.trace", "trace_games"),
     "load": ("samsim.results", "load"),
     "run_simulation": ("samsim.results", "run_simulation"),
-    "rotation": ("samsim.strategy", "rotation"),
+    "pool_design": ("samsim.designs", "pool_design"),
 }
 
 __all__ = ["__version__", *_LAZY]

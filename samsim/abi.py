@@ -50,7 +50,7 @@ def packed_type() -> types.Tuple:
     comp = components.load().components
     st = allocate(comp, 1, 3)
     i64 = np.zeros((1, 1), np.int64)
-    ctl = Control(np.uint64(0), 0, 1, np.zeros(1, np.uint8), i64, i64, np.zeros((1, 1, 1)),
+    ctl = Control(np.uint64(0), 0, 1, np.zeros(1, np.uint8), i64, i64, np.zeros((1, 1)),
                   np.zeros((1, 1, 1, 1), np.int64), np.zeros((1, 1, 1, 1), np.int64))
     return numba.typeof((comp, st, ctl))
 

@@ -1,6 +1,8 @@
-"""Balance reports (``samsim balance``): ranked findings first, then the tables behind them per
-player count, in the terminal (rich), Markdown, and PNG plots (seat win rates with simultaneous
-intervals, the market per round, final money)."""
+"""Balance reports (``samsim balance``): ranked findings first, seat effects and associations in
+separate sections (a seat effect is caused by the seat; an association only describes who won, so
+the two sizes do not compare), then the tables behind them per player count, in the terminal
+(rich), Markdown, and PNG plots (seat win rates with simultaneous intervals, the market per round,
+final money)."""
 
 from __future__ import annotations
 
@@ -11,22 +13,50 @@ from rich.console import Console
 from rich.table import Table
 
 import samsim
-from samsim.balance import PlayerCount
+from samsim.balance import ALPHA, PlayerCount
+from samsim.inference import format_p
 
 FILES = ("balance.md", "seats.png", "market.png", "money.png", "final_money.png")
 CONDITIONAL = ("Every number is conditional on the strategies played: a seat advantage among "
                "these players may differ among others.")
 
 
-def ranked(counts: list[PlayerCount]) -> list[str]:
-    """Every player count's findings, largest imbalance (points of win rate) first."""
-    return [text for _, text in sorted((f for c in counts for f in c.findings),
+SECTIONS = {"effects": "Seat effects (simultaneous 95% intervals, Goodman)",
+            "associations": "Associations (not effects; Bonferroni-simultaneous per player count, "
+                            "Holm p)",
+            "facts": "Other facts (descriptive, no interval)"}
+
+
+def ranked(counts: list[PlayerCount], kind: str = "effects") -> list[str]:
+    """Every player count's findings of one kind ("effects", "associations" or "facts"), largest
+    (points of win rate) first. Kinds are never ranked together: a seat effect and an association
+    of the same size do not mean the same thing."""
+    return [text for _, text in sorted((f for c in counts for f in getattr(c.findings, kind)),
                                        key=lambda f: -f[0])]
+
+
+def adjustment(counts: list[PlayerCount]) -> str:
+    """Which adjustment the association intervals and p-values carry, and over how many."""
+    each = "; ".join(f"{c.players} players: {c.associations} intervals, each at "
+                     f"{100 * c.association_confidence:.2f}%" for c in counts)
+    return (f"Within each player count, the association intervals (ties: coins and points; tiles) "
+            f"hold together with {100 * (1 - ALPHA):.0f}% confidence (Bonferroni) and their "
+            f"p-values are Holm-adjusted over the same family ({each}).")
+
+
+def _sections(counts: list[PlayerCount]) -> list[tuple[str, list[str], str]]:
+    """(title, ranked texts, note under the title) per kind of finding."""
+    first = "Largest (points of win rate) first."
+    return [(SECTIONS["effects"], ranked(counts, "effects"), first),
+            (SECTIONS["associations"], ranked(counts, "associations"),
+             f"{first} {adjustment(counts)}"),
+            (SECTIONS["facts"], ranked(counts, "facts"), "")]
 
 
 def _seat_rows(c: PlayerCount) -> list[list[str]]:
     return [[str(int(r["seat"])), f"{r['wins']:,.1f}", f"{100 * r['win_rate']:.2f}%",
-             f"{100 * r['low']:.2f}–{100 * r['high']:.2f}%", f"{100 * (r['win_rate'] - r['fair']):+.2f}"]
+             f"{100 * r['low']:.2f}–{100 * r['high']:.2f}%",
+             f"{100 * (r['win_rate'] - r['fair']):+.2f}"]
             for _, r in c.seats.iterrows()]
 
 
@@ -54,55 +84,67 @@ def print_balance(counts: list[PlayerCount], header: list[str], console: Console
     for line in header:
         console.print(line, markup=False)
     console.print()
-    console.print("[bold]Findings, largest imbalance first[/bold]")
-    for k, text in enumerate(ranked(counts), 1):
-        console.print(f"{k:2d}. {text}", markup=False)
-    console.print()
+    for title, texts, note in _sections(counts):
+        console.print(title, style="bold", markup=False)
+        if note:
+            console.print(note, markup=False)
+        for k, text in enumerate(texts, 1):
+            console.print(f"{k:2d}. {text}", markup=False)
+        console.print()
     for c in counts:
         table = Table(box=box.SIMPLE_HEAD, show_edge=False, padding=(0, 0, 0, 1),
                       title=f"{c.players} players, {c.games:,} games: win rate by seat "
-                            f"(equal chances p={c.equal_p:.2g})", title_justify="left")
+                            f"(equal chances {format_p(c.equal_p, 'p')})", title_justify="left")
         for h in SEAT_HEADERS:
             table.add_column(h, justify="right")
         for row in _seat_rows(c):
             table.add_row(*row)
         console.print(table)
-        console.print(_money_line(c), markup=False)
+        console.print(f"{c.design}; {_money_line(c)}", markup=False)
         console.print()
     console.print(CONDITIONAL, markup=False)
 
 
 def markdown(counts: list[PlayerCount], header: list[str], plots: list[Path]) -> str:
-    parts = ["# Balance report", ""] + [f"- {line}" for line in header] + ["", CONDITIONAL, "",
-                                                                           "## Findings", "",
-                                                                           "Largest imbalance "
-                                                                           "(points of win rate) "
-                                                                           "first.", ""]
-    parts += [f"{k}. {text}" for k, text in enumerate(ranked(counts), 1)] + [""]
+    parts = ["# Balance report", ""] + [f"- {line}" for line in header] + ["", CONDITIONAL, ""]
+    for title, texts, note in _sections(counts):
+        parts += [f"## {title}", ""] + ([note, ""] if note else [])
+        parts += [f"{k}. {text}" for k, text in enumerate(texts, 1)] + [""]
     for c in counts:
+        level = f"{100 * c.association_confidence:.2f}%"
         parts += [f"## {c.players} players", "", f"{c.games:,} games. Win rate by seat (seat 0 "
                   f"starts first in the tie-breaker's order); intervals hold simultaneously "
-                  f"(Goodman); chi-square test of equal chances p={c.equal_p:.2g}.", "",
+                  f"(Goodman); chi-square test of equal chances {format_p(c.equal_p, 'p')}.", "",
                   "| " + " | ".join(SEAT_HEADERS) + " |", "|" + " ---: |" * len(SEAT_HEADERS)]
         parts += ["| " + " | ".join(row) + " |" for row in _seat_rows(c)]
-        parts += ["", _money_line(c) + ".", "", "Ties the tie-breaker card settles (what winning "
-                  "one rather than losing it is worth; OLS with seat dummies, errors clustered by "
-                  "game):", "", "| tie | won per seat and game | win rate, points (95% CI) | "
-                  "final money, coins (95% CI) |", "| --- | ---: | ---: | ---: |"]
+        parts += ["", f"Players: {c.design}.", "", _money_line(c) + ".", "",
+                  "Ties the tie-breaker card settles: how seats that won one more and lost one "
+                  "fewer (as many ties in all) differ, an association, not what a tie is worth "
+                  "(the ties a seat meets and wins follow from its bids and position); OLS with seat dummies, errors clustered by game, "
+                  f"{level} intervals (simultaneous over this player count's {c.associations} "
+                  "association intervals, Bonferroni), Holm p:", "",
+                  "| tie | won per seat and game | win rate, points (simultaneous CI) | Holm p | "
+                  "final money, coins (simultaneous CI) | Holm p |",
+                  "| --- | ---: | ---: | ---: | ---: | ---: |"]
         parts += [f"| {t['kind']} | {t['per_game']:.2f} | {t['points']:+.2f} "
-                  f"({t['points_low']:+.2f}, {t['points_high']:+.2f}) | {t['coins']:+.2f} "
-                  f"({t['coins_low']:+.2f}, {t['coins_high']:+.2f}) |" for _, t in c.ties.iterrows()]
+                  f"({t['points_low']:+.2f}, {t['points_high']:+.2f}) | "
+                  f"{format_p(t['points_holm'])} | {t['coins']:+.2f} "
+                  f"({t['coins_low']:+.2f}, {t['coins_high']:+.2f}) | {format_p(t['coins_holm'])} |"
+                  for _, t in c.ties.iterrows()]
         parts += ["", "Market per round (game totals; hosted and earned per seat):", "",
                   "| " + " | ".join(MARKET_HEADERS) + " |", "|" + " ---: |" * len(MARKET_HEADERS)]
         parts += ["| " + " | ".join(row) + " |" for row in _market_rows(c)]
         parts += ["", "Tiles: price paid (the buyer's bid) and the buyers' win rate against the "
-                  "other seats' (an association: who buys is not random):", "",
+                  "other seats' (an association, not an effect: who buys is not random); errors "
+                  f"clustered by game, {level} intervals (Bonferroni, with the ties above), "
+                  "Holm p:", "",
                   "| tile | bought | mean price | buyers' win rate | others' | difference, "
-                  "points (95% CI) |", "| --- | ---: | ---: | ---: | ---: | ---: |"]
+                  "points (simultaneous CI) | Holm p |",
+                  "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
         parts += [f"| {t['tile']} | {t['bought']:,} | {t['price']:.2f} | "
                   f"{100 * t['buyer_win_rate']:.1f}% | {100 * t['others_win_rate']:.1f}% | "
-                  f"{t['diff']:+.1f} ({t['diff_low']:+.1f}, {t['diff_high']:+.1f}) |"
-                  for _, t in c.tiles.iterrows()]
+                  f"{t['diff']:+.1f} ({t['diff_low']:+.1f}, {t['diff_high']:+.1f}) | "
+                  f"{format_p(t['holm'])} |" for _, t in c.tiles.iterrows()]
         parts += [""]
     parts += ["## Plots", ""] + [f"![{p.stem}]({p.name})" for p in plots] + [""]
     parts += [f"samsim {samsim.__version__}", ""]
@@ -166,4 +208,5 @@ def write_balance(counts: list[PlayerCount], header: list[str], out) -> list[Pat
     return [path, *drawn]
 
 
-__all__ = ["ranked", "print_balance", "markdown", "plots", "write_balance", "FILES"]
+__all__ = ["SECTIONS", "ranked", "adjustment", "print_balance", "markdown", "plots",
+           "write_balance", "FILES"]

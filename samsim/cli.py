@@ -146,20 +146,22 @@ def _specs(text: str, option: str) -> list[str]:
 
 
 def _seating(players: int, strategies: str | None, pool: str | None):
-    """The line-up from --strategies (one per seat, or one for all) or --pool (rotated)."""
-    from samsim.strategy import lineup, rotation
+    """The line-up from --strategies (one per seat, or one for all) or --pool (a balanced
+    design)."""
+    from samsim.designs import pool_design
+    from samsim.strategy import lineup
 
     if strategies is not None and pool is not None:
-        raise ValueError("give --strategies (one per seat) or --pool (rotated through the "
-                         "seats), not both")
+        raise ValueError("give --strategies (one per seat) or --pool (seated by a balanced "
+                         "design), not both")
     if pool is not None:
-        return rotation(players, _specs(pool, "--pool"))
+        return pool_design(players, _specs(pool, "--pool"))
     specs = _specs(strategies or "random", "--strategies")
     return lineup(players, specs if len(specs) > 1 else specs[0])
 
 
 def _pool_games(games: int, seats) -> int:
-    """Games rounded up so every seating of a rotated pool is played equally often."""
+    """Games rounded up to whole passes through a pool's design (only these are balanced)."""
     k = len(seats.seatings)
     return games if k == 1 or games < 1 else -(-games // k) * k
 
@@ -228,9 +230,8 @@ def _print_summary(tally, out: Path | None, played: int, seconds: float) -> None
     from samsim.report import Report, print_report
 
     meta = {**tally.meta, "games_found": tally.n_games, "complete": True}
-    seatings = meta["seatings"]
-    who = (f"pool {', '.join(s[0] for s in seatings)} rotated through the seats"
-           if len(seatings) > 1 else ", ".join(seatings[0]))
+    who = (f"pool {', '.join(meta['pool'])} seated by a balanced design"
+           if "pool" in meta else ", ".join(meta["seatings"][0]))
     console.print(f"[bold]{meta['players']} players, {meta['games']:,} games, seed "
                   f"{meta['seed']}[/bold]: {who}", highlight=False)
     print_report(Report(tally, [(str(out) if out else "(not saved: give --out DIR to keep the "
@@ -283,8 +284,9 @@ def simulate(
         recorded = _record_option(record)
         total = _pool_games(games, seats)
         if total != games:
-            status_console.print(f"games rounded up to {total:,} (a multiple of the pool's "
-                                 f"{len(seats.seatings)} seatings)", markup=False)
+            status_console.print(f"games rounded up to {total:,}: whole passes through the "
+                                 f"pool's balanced design of {len(seats.seatings):,} seatings",
+                                 markup=False)
         tally, played, seconds = _run(total, players, seed, data, seats, chunk_size, threads,
                                       out, resume, overwrite, recorded)
     except (ValueError, OSError) as error:
@@ -302,22 +304,26 @@ def _record_option(record: str | None) -> tuple[str, ...]:
 def compare(
     strategies: Annotated[list[str], typer.Argument(
         metavar="A B [C...]", help="Strategies to compare (specs, e.g. 'undercut(margin=2)'). "
-                                   "Up to --players share every game; with more, each pair "
-                                   "plays its own games.", show_default=False)],
+                                   "Up to --players share every game (every placement of "
+                                   "them); with more, every table-sized subset plays in "
+                                   "every arrangement (the --pool design).",
+        show_default=False)],
     players: Annotated[int, typer.Option(help="Number of players (seats), 3..6.")] = 4,
     field: Annotated[str, typer.Option(
-        help="Strategy of the seats the compared ones leave free: a strategy's strength in a "
-             "multiplayer game depends on who else plays.")] = "greedy",
+        help="Strategy of the seats the compared ones leave free (fewer strategies than "
+             "seats): a strategy's strength in a multiplayer game depends on who else "
+             "plays.")] = "greedy",
     games: Annotated[int, typer.Option(
-        help="Games to play (with --sequential: the most), rounded to whole groups.")] = 100000,
+        help="Games to play (with --sequential: the most), rounded down to whole groups (at "
+             "least 2; a verdict needs 30).")] = 100000,
     seed: Annotated[int, typer.Option(help="Seed (0..2**64-1): the same seed, the same "
                                            "games.")] = 7,
-    seatings: Annotated[str, typer.Option(
-        help="'all': every placement of the compared strategies in a group (when at most 30), "
-             "else 'rotations'.")] = "all",
     deals: Annotated[str, typer.Option(
-        help="'duplicate': a group's games share one deal; 'independent': each has its own "
-             "(the report measures which is more precise).")] = "duplicate",
+        help="A group plays every placement of the compared strategies. 'independent': each "
+             "game has its own deal, so a difference is the strategies' over random deals "
+             "(measured the more precise for this game); 'duplicate': a group's games share one "
+             "deal, so the deal's luck cancels in the differences. Both estimate the same "
+             "difference; the report measures the precision of the choice.")] = "independent",
     margin: Annotated[float, typer.Option(
         help="Equivalence margin, points of win rate: 'no difference larger than +-margin'.")] = 0.5,
     sequential: Annotated[bool, typer.Option(
@@ -333,7 +339,7 @@ def compare(
         metavar="DIR", help="Also write compare.md, pairs.png, pairs.csv and ranking.csv "
                             "here.")] = None,
 ):
-    """Is A better than B? Duplicate deals, paired differences with intervals, verdicts."""
+    """Is A better than B? Balanced groups, paired differences, simultaneous intervals, verdicts."""
     from samsim import compare as comparing
     from samsim import inference
     from samsim.compare_report import print_comparison, write_comparison
@@ -353,7 +359,7 @@ def compare(
             raise ValueError("--margin and --edge are points of win rate, between 0 and 100")
         if deals not in ("duplicate", "independent"):
             raise ValueError(f"--deals must be duplicate or independent, got {deals!r}")
-        comparing.design(specs[:2], players, field, seatings)  # fails early on a bad seating
+        comparing.design(specs[:2], players, field)  # fails early on a bad table
         if out is not None:
             prepare_output_dir(out)
         with status_console.status("playing (the first run after an install compiles the "
@@ -361,7 +367,7 @@ def compare(
             result = comparing.compare(
                 specs, players, games, seed, field, data, threads, margin / 100,
                 inference.SPRT(theta1=edge / 100) if sequential else None, batch_games,
-                seatings, deals == "duplicate")
+                deals == "duplicate")
         written = write_comparison(result, out, data_note(data)) if out is not None else []
     except (ValueError, OSError) as error:
         _fail(str(error))
@@ -387,7 +393,8 @@ def balance(
         help="Strategy of every seat (the same everywhere, so a seat effect is the game's).")]
         = "greedy",
     pool: Annotated[Optional[str], typer.Option(
-        help="Instead: strategies rotated through the seats, comma-separated.")] = None,
+        help="Instead: a pool of strategies, comma-separated, seated by a balanced design "
+             "(every strategy in every seat, every pair meeting, equally often).")] = None,
     rules: RulesOption = None,
     threads: ThreadsOption = None,
     out: Annotated[Optional[Path], typer.Option(
@@ -428,7 +435,7 @@ def balance(
                 counts, games, seed, strategy, members, data, threads, out, resume, overwrite,
                 status=lambda n: status.update(f"{n} players: playing {games:,} games (the first "
                                                f"run after an install compiles: about a minute)"))
-        who = f"pool {', '.join(members)} rotated through the seats" if members else \
+        who = f"pool {', '.join(members)} seated by a balanced design" if members else \
             f"{strategy} in every seat"
         header = [f"{who}; {games:,} games per player count, seed {seed}", data_note(data),
                   f"samsim {samsim.__version__}"]
@@ -637,7 +644,7 @@ def _run_compare(exp, data, results_dir, threads, resume, overwrite) -> None:
         result = comparing.compare(
             exp.strategies, exp.players[0], exp.games, exp.seed, exp.field_spec, data, threads,
             exp.margin / 100, inference.SPRT(theta1=exp.edge / 100) if exp.sequential else None,
-            exp.batch_games, exp.seatings, exp.deals == "duplicate")
+            exp.batch_games, exp.deals == "duplicate")
     written = write_comparison(result, exp.report_dir(results_dir), data_note(data))
     print_comparison(result, console, data_note(data))
     _written(written)
@@ -649,12 +656,13 @@ def _run_sensitivity(exp, data, results_dir, threads, resume, overwrite) -> None
     files = [("base", exp.rules), *((p.stem, p) for p in exp.variants)]
     with status_console.status("") as status:
         variants = sensitivity.run(files, exp.strategies, exp.players[0], exp.field_spec,
-                                   exp.games, exp.balance_games, exp.seed, exp.seatings,
+                                   exp.games, exp.balance_games, exp.seed,
                                    exp.deals == "duplicate", threads,
                                    status=lambda name: status.update(f"data: {name}..."))
+    field = f" (field {exp.field_spec})" if len(exp.strategies) < exp.players[0] else ""
     header = _experiment_header(
-        exp, data, f"{', '.join(exp.strategies)} compared at {exp.players[0]} players (field "
-                   f"{exp.field_spec}), {exp.games:,} games per data file; seats: "
+        exp, data, f"{', '.join(exp.strategies)} compared at {exp.players[0]} players"
+                   f"{field}, {exp.games:,} games per data file; seats: "
                    f"{exp.field_spec} everywhere, {exp.balance_games:,} games")
     written = sensitivity.write(variants, header, exp.report_dir(results_dir))
     for ok, text in sensitivity.conclusions(variants):

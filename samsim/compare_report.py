@@ -9,41 +9,54 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pandas as pd
 from rich import box
 from rich.console import Console
 from rich.table import Table
 
 import samsim
 from samsim.compare import Comparison
+from samsim.inference import format_p
 
 FILES = ("compare.md", "pairs.png", "pairs.csv", "ranking.csv")
-
-
-def _p(value: float) -> str:
-    return "" if pd.isna(value) else (f"{value:.2g}" if value >= 1e-4 else "<1e-4")
 
 
 def _pair_cells(row) -> list[str]:
     return [f"{row['a']} − {row['b']}", f"{row['groups']:,}", f"{row['win_diff']:+.2f}",
             f"{row['win_low']:+.2f}…{row['win_high']:+.2f}", f"{row['money_diff']:+.2f}",
             f"{row['money_low']:+.2f}…{row['money_high']:+.2f}", f"{row['effect_size']:+.2f}",
-            _p(row["p_value"]), _p(row["p_holm"]), _p(row["p_equivalent"])]
+            format_p(row["p_value"]), format_p(row["p_adjusted"]),
+            format_p(row["p_equivalent"])]
 
 
 #: Win rate in points, final money in coins, both first minus second; d_z = mean / sd of groups.
-PAIR_HEADERS = ("pair", "groups", "win pts", "95% CI", "coins", "95% CI", "d_z", "p", "Holm p",
-                "equiv. p")
-RANK_HEADERS = ("strategy", "Bradley-Terry strength", "95% CI")
+PAIR_HEADERS = ("pair", "groups", "win pts", "{ci} CI", "coins", "{ci} CI", "d_z", "p",
+                "adj. p", "equiv. p")
+RANK_HEADERS = ("strategy", "win rate", "95% CI", "P-L strength", "95% CI")
 
 
-#: The terminal's columns (80 wide): the money interval and equivalence p are in the Markdown.
-TERMINAL = (0, 1, 2, 3, 4, 6, 7, 8)
+#: The terminal's columns (80 wide): the rest (groups, money interval, d_z, unadjusted and
+#: equivalence p) are in the Markdown and the CSV.
+TERMINAL = (0, 2, 3, 4, 8)
 
 
 def _headers(c: Comparison) -> tuple[str, ...]:
     """Sequential runs have no fixed-sample p-values (the stop makes them invalid)."""
-    return PAIR_HEADERS if c.sequential is None else PAIR_HEADERS[:6]
+    ci = "CS" if c.sequential else f"{c.confidence:.1%}".replace(".0%", "%")
+    headers = tuple(h.format(ci=ci) for h in PAIR_HEADERS)
+    return headers if c.sequential is None else headers[:6]
+
+
+def _rank_cells(row) -> list[str]:
+    return [str(row["strategy"]), f"{100 * row['win_rate']:.2f}%",
+            f"{100 * row['win_low']:.2f}–{100 * row['win_high']:.2f}%",
+            f"{row['strength']:+.3f}", f"{row['low']:+.3f} … {row['high']:+.3f}"]
+
+
+RANK_NOTE = ("win rate: each strategy's own share of its games' wins (draws shared), 95% "
+             "interval over groups; P-L strength: Plackett-Luce log-worth fitted to every game's "
+             "finishing order among the compared strategies (so it ranks finishing ahead, not "
+             "only winning), mean 0, 95% bootstrap interval over {units:,} groups "
+             "({resamples:,} resamples)")
 
 
 def print_comparison(c: Comparison, console: Console, data_line: str = "") -> None:
@@ -57,24 +70,25 @@ def print_comparison(c: Comparison, console: Console, data_line: str = "") -> No
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, padding=(0, 0, 0, 1),
                   title="first minus second: win rate in points, final money in coins",
                   title_justify="left")
-    shown = [k for k in TERMINAL if k < len(_headers(c))]
+    headers = _headers(c)
+    shown = [k for k in TERMINAL if k < len(headers)]
     for k in shown:
-        table.add_column(PAIR_HEADERS[k], justify="left" if k == 0 else "right", no_wrap=True)
+        table.add_column(headers[k], justify="left" if k == 0 else "right", no_wrap=True)
     for _, row in pairs.iterrows():
         cells = _pair_cells(row)
         table.add_row(*[cells[k] for k in shown])
     console.print(table)
-    if len(c.contestants) > 2:
-        console.print()
-        rank = Table(box=box.SIMPLE_HEAD, show_edge=False, padding=(0, 0, 0, 1),
-                     title="ranking (log-odds of finishing ahead of the average compared "
-                           "strategy)", title_justify="left")
-        for h in RANK_HEADERS:
-            rank.add_column(h, justify="left" if h == "strategy" else "right")
-        for _, row in ranking.iterrows():
-            rank.add_row(row["strategy"], f"{row['strength']:+.3f}",
-                         f"{row['low']:+.3f} … {row['high']:+.3f}")
-        console.print(rank)
+    console.print()
+    rank = Table(box=box.SIMPLE_HEAD, show_edge=False, padding=(0, 0, 0, 1),
+                 title="each strategy's win rate, and its Plackett-Luce strength",
+                 title_justify="left")
+    for h in RANK_HEADERS:
+        rank.add_column(h, justify="left" if h == "strategy" else "right", no_wrap=True)
+    for _, row in ranking.iterrows():
+        rank.add_row(*_rank_cells(row))
+    console.print(rank)
+    console.print(RANK_NOTE.format(units=c.ratings.units, resamples=c.ratings.resamples),
+                  markup=False)
     console.print()
     for line in [*c.notes(), data_line, f"samsim {samsim.__version__}"]:
         if line:
@@ -89,21 +103,30 @@ def markdown(c: Comparison, data_line: str, plot: str | None) -> str:
     parts += [f"- {line}" for line in c.description()] + [""]
     parts += ["## Verdicts", ""] + [f"- {v}" for v in pairs["verdict"]] + [""]
     parts += ["## Pairs (first minus second)", "",
-              "Win rate in points, final money in coins; d_z: mean over the standard deviation "
-              "of the group differences; equiv. p: the equivalence test for the margin.", "",
+              "Win rate in points, final money in coins; intervals simultaneous over the pairs; "
+              "d_z: mean over the standard deviation of the group differences; p: one pair's "
+              "t test; adj. p: Bonferroni over the pairs (the verdicts' test); equiv. p: the "
+              "equivalence test for the margin, adjusted likewise.", "",
               "| " + " | ".join(headers) + " |",
               "| --- | " + " | ".join("---:" for _ in headers[1:]) + " |"]
     parts += ["| " + " | ".join(_pair_cells(row)[:len(headers)]) + " |"
               for _, row in pairs.iterrows()]
     parts += [""]
-    if len(c.contestants) > 2:
-        parts += ["## Ranking", "", "Bradley-Terry strengths from every game's finishing order "
-                  "among the compared strategies (ties left out), log-odds of finishing ahead of "
-                  "the average one; 95% intervals from a bootstrap over groups.", "",
-                  "| " + " | ".join(RANK_HEADERS) + " |", "| --- | ---: | ---: |"]
-        parts += [f"| `{r['strategy']}` | {r['strength']:+.3f} | {r['low']:+.3f} … "
-                  f"{r['high']:+.3f} |" for _, r in ranking.iterrows()]
-        parts += [""]
+    parts += ["## Win rates and ranking", "",
+              RANK_NOTE.format(units=c.ratings.units, resamples=c.ratings.resamples) + ".", "",
+              "| " + " | ".join(RANK_HEADERS) + " |", "| --- | ---: | ---: | ---: | ---: |"]
+    parts += ["| " + " | ".join(_rank_cells(r)) + " |" for _, r in ranking.iterrows()] + [""]
+    diffs = c.ratings.differences(c.contestants)
+    parts += ["Differences of Plackett-Luce strength (first minus second), 95% bootstrap "
+              "intervals:", "", "| pair | difference | 95% CI |", "| --- | ---: | ---: |"]
+    parts += [f"| {r['a']} − {r['b']} | {r['diff']:+.3f} | {r['low']:+.3f} … {r['high']:+.3f} |"
+              for _, r in diffs.iterrows()] + [""]
+    meet = c.meetings()
+    parts += ["## Design: games in which each two strategies met", "",
+              "| | " + " | ".join(meet.columns) + " |",
+              "| --- | " + " | ".join("---:" for _ in meet.columns) + " |"]
+    parts += [f"| {name} | " + " | ".join("" if a == name else f"{v:,}" for a, v in row.items())
+              + " |" for name, row in meet.iterrows()] + [""]
     if plot:
         parts += [f"![win-rate differences]({Path(plot).name})", ""]
     parts += ["## Notes", ""] + [f"- {line}" for line in [*c.notes(), data_line,
@@ -124,8 +147,8 @@ def plot_pairs(c: Comparison, path: Path) -> Path:
                 fmt="o", capsize=3)
     ax.axvline(0, color="grey", lw=0.8)
     ax.set_yticks(list(y), [f"{a} − {b}" for a, b in zip(pairs["a"], pairs["b"])])
-    ax.set_xlabel("win rate difference (points), 95% interval")
-    ax.set_title(f"{c.players} players, field {c.field}, {c.games:,} games")
+    ax.set_xlabel(f"win rate difference (points), simultaneous {1 - c.alpha:.0%} intervals")
+    ax.set_title(f"{c.players} players, {c.games:,} games")
     return _save(plt, fig, path)
 
 

@@ -106,7 +106,7 @@ def _compile(data: GameData, seats: Lineup) -> None:
     try:
         empty = allocate(data.components, 0, seats.players)
         _run_batch_nb(data.components, empty, _control(
-            data, seats, 0, 0, entries=np.zeros((len(seats.infos), len(STAGES)), np.int64)))
+            data, seats, 0, 0, entries=np.zeros((len(seats.members), len(STAGES)), np.int64)))
     except BaseException:
         if helper:
             helper.kill()
@@ -229,8 +229,8 @@ def simulate_chunks(games: int, players: int = 4, seed: int = 0, data: GameData 
 def simulate(games: int, players: int = 4, seed: int = 0, data: GameData | None = None,
              params=None, chunk_size: int = DEFAULT_CHUNK, threads: int | None = None,
              strategies=None) -> pd.DataFrame:
-    """Play ``games`` games (seats playing ``strategies``, see ``run_batch``; a pool rotated
-    through the seats is ``samsim.strategy.rotation``); one row per game and seat, in the
+    """Play ``games`` games (seats playing ``strategies``, see ``run_batch``; a pool seated by a
+    balanced design is ``samsim.designs.pool_design``); one row per game and seat, in the
     ``results`` layout of ``samsim.schema`` (README "Results").
 
     Game g of any run with the same seed is the same game, whatever the chunk size or thread

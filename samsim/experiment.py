@@ -15,14 +15,15 @@ writes the report to ``results/NAME/report/``. ``kind`` says which question (def
     rules = "variant.toml"         # a data file, relative to the experiment file
 
     # simulate: a win-rate report
-    pool = ["greedy", "undercut"]  # rotated through the seats (games rounded up to a multiple
-                                   # of the pool so every strategy plays every seat equally) ...
+    pool = ["greedy", "undercut"]  # seated by a balanced design (games rounded up to whole
+                                   # passes, so every strategy meets every seat and rival
+                                   # equally) ...
     strategies = ["greedy", "random", "random", "random"]  # ... or one per seat (one count only)
     record = ["rounds"]            # per-round records (money over rounds in the report)
     chunk_size = 16384
 
     # balance: samsim balance
-    strategy = "greedy"            # in every seat (or pool = [...], rotated)
+    strategy = "greedy"            # in every seat (or pool = [...], a balanced design)
 
     # compare: samsim compare (and sensitivity)
     strategies = ["undercut", "greedy", "saver"]   # the strategies compared
@@ -30,8 +31,7 @@ writes the report to ``results/NAME/report/``. ``kind`` says which question (def
     sequential = true              # stop when the answer is clear (GSPRT), edge in points
     edge = 1.0
     batch_games = 20000
-    seatings = "all"               # or "rotations"
-    deals = "duplicate"            # or "independent"
+    deals = "independent"          # or "duplicate" (a group's games share one deal)
     margin = 0.5                   # equivalence margin, points
 
     # sensitivity: the comparison, and the seat balance with the field in every seat, redone on
@@ -49,8 +49,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 COMMON = {"description", "kind", "players", "games", "seed", "rules"}
-COMPARE = {"strategies", "field", "sequential", "edge", "batch_games", "seatings", "deals",
-           "margin"}
+COMPARE = {"strategies", "field", "sequential", "edge", "batch_games", "deals", "margin"}
 KEYS = {"simulate": COMMON | {"pool", "strategies", "record", "chunk_size"},
         "balance": COMMON | {"strategy", "pool"},
         "compare": COMMON | COMPARE,
@@ -80,8 +79,7 @@ class Experiment:
     sequential: bool = False
     edge: float = 1.0
     batch_games: int = 20000
-    seatings: str = "all"
-    deals: str = "duplicate"
+    deals: str = "independent"
     margin: float = 0.5
     variants: list[Path] = field(default_factory=list)
     balance_games: int = 20000
@@ -141,7 +139,7 @@ def load(path: str | Path) -> Experiment:
     if "seed" in doc:
         exp.seed = _whole(doc, "seed", 0, 2**64 - 1, where)
     if "pool" in doc and "strategies" in doc:
-        raise ExperimentError(f"{where}: give pool (rotated through the seats) or strategies "
+        raise ExperimentError(f"{where}: give pool (seated by a balanced design) or strategies "
                               f"(one per seat), not both")
     if "pool" in doc:
         exp.pool = _names(doc, "pool", where)
@@ -174,14 +172,13 @@ def load(path: str | Path) -> Experiment:
 def _compare_keys(doc, exp: Experiment, where: str) -> None:
     if exp.strategies is None or len(exp.strategies) < 2:
         raise ExperimentError(f"{where}: strategies must list at least two strategies to compare")
-    for key, attr in (("field", "field_spec"), ("seatings", "seatings"), ("deals", "deals")):
+    for key, attr in (("field", "field_spec"), ("deals", "deals")):
         if key in doc:
             if not isinstance(doc[key], str):
                 raise ExperimentError(f"{where}: {key} must be text")
             setattr(exp, attr, doc[key])
-    if exp.seatings not in ("all", "rotations") or exp.deals not in ("duplicate", "independent"):
-        raise ExperimentError(f"{where}: seatings is \"all\" or \"rotations\", deals is "
-                              f"\"duplicate\" or \"independent\"")
+    if exp.deals not in ("duplicate", "independent"):
+        raise ExperimentError(f"{where}: deals is \"duplicate\" or \"independent\"")
     if "sequential" in doc:
         if not isinstance(doc["sequential"], bool):
             raise ExperimentError(f"{where}: sequential must be true or false")

@@ -1,7 +1,7 @@
 """The statistics behind ``samsim compare`` and ``samsim balance``: intervals, tests, stopping rules.
 
 Each function takes plain arrays (one value per duplicate group, or counts) and leaves the
-arithmetic to scipy, statsmodels and choix; what is written here is the choice of method:
+arithmetic to scipy and statsmodels; what is written here is the choice of method:
 
 * differences between two strategies are paired: one value per duplicate group (one deal, every
   seating), so the t interval and test on those values are exact up to the normal approximation,
@@ -11,11 +11,11 @@ arithmetic to scipy, statsmodels and choix; what is written here is the choice o
 * sequential stopping uses the generalised SPRT of chess engine testing on the group values, and
   reports an interval that stays valid at any stopping time (a confidence sequence), since the
   fixed-sample interval is too narrow after an optional stop;
-* several pairs: Holm's step-down correction; a ranking: Bradley-Terry strengths from the pairwise
-  finishing order, with intervals from a bootstrap over duplicate groups;
+* several pairs: simultaneous intervals (Bonferroni), and verdicts from the same adjusted test,
+  so that no verdict contradicts its interval; Holm for families reported as p-values alone;
 * seats: simultaneous multinomial intervals (Goodman) and a chi-square test of equal chances;
-* chunks: a chi-square test of homogeneity flags a chunk whose results disagree with the rest
-  (a seeding or batching bug shows up there first).
+* chunks: a test of equal means over independent units flags a chunk whose results disagree
+  with the rest (a seeding or batching bug shows up there first).
 """
 
 from __future__ import annotations
@@ -31,12 +31,14 @@ from scipy import stats
 P_FLOOR = 1e-300
 
 
-def format_p(p: float) -> str:
+def format_p(p: float, label: str = "") -> str:
     """A p-value as text: two significant digits, ``< 1e-300`` where the computation underflows
-    (never ``0``), and empty where there is none."""
+    (never ``0``), and empty where there is none; with a label, ``p=0.03`` or ``p < 1e-300``."""
     if p is None or math.isnan(p):
         return ""
-    return f"< {P_FLOOR:.0e}" if p < P_FLOOR else f"{p:.2g}"
+    if p < P_FLOOR:
+        return f"{label} < {P_FLOOR:.0e}" if label else f"< {P_FLOOR:.0e}"
+    return f"{label}={p:.2g}" if label else f"{p:.2g}"
 
 
 @dataclass(frozen=True)
@@ -97,21 +99,29 @@ def verdict(diff: Difference, a: str, b: str, scale: float = 100.0,
             f"more games would settle it")
 
 
-def games_for_half_width(sd: float, half_width: float, confidence: float = 0.95) -> int:
-    """Groups needed for a t interval of the given half-width at this spread (normal approx)."""
-    z = stats.norm.ppf(0.5 + confidence / 2)
-    return math.ceil((z * sd / half_width) ** 2) if half_width > 0 else 0
+def games_needed(sd: float, half_width: float, group_size: int = 1,
+                 confidence: float = 0.95) -> int:
+    """Games (whole groups of ``group_size``) for a t interval of +-``half_width`` on the mean of
+    group values with standard deviation ``sd``: the smallest n with t(n-1) sd / sqrt(n) <= the
+    half-width (the t quantile, not z: small samples need more than the normal formula says)."""
+    if half_width <= 0 or sd <= 0:
+        return 2 * group_size
+    q = 1 - (1 - confidence) / 2
+    n = max(2, math.ceil((stats.norm.ppf(q) * sd / half_width) ** 2))
+    while stats.t.ppf(q, n - 1) * sd / math.sqrt(n) > half_width:  # t > z: a few steps up
+        n += 1
+    return n * group_size
 
 
 def variance_reduction(per_game, per_group, group_size: int) -> float:
     """How many times smaller the variance of the estimated difference is with duplicate groups
     than with as many independent games: Var(one game's difference) / (group size x Var(one
-    group's mean difference)). Both variances are measured on the same games: a game of a group
-    is, on its own, an ordinary game (its deal is random), so the spread of single-game
-    differences is the spread independent games would have."""
+    group's mean difference)); NaN where every group ties exactly. Both variances are measured
+    on the same games: a game of a group is, on its own, an ordinary game (its deal is random),
+    so the spread of single-game differences is the spread independent games would have."""
     v_game = float(np.var(per_game, ddof=1))
     v_group = float(np.var(per_group, ddof=1))
-    return v_game / (group_size * v_group) if v_group > 0 else math.inf
+    return v_game / (group_size * v_group) if v_group > 0 else math.nan  # every group tied
 
 
 # --------------------------------------------------------------------------------- sequential
@@ -169,36 +179,19 @@ def confidence_sequence(d, alpha: float = 0.05, rho_groups: int = 100) -> tuple[
 
 # ------------------------------------------------------------------------------- many pairs
 
+def bonferroni(p_values) -> np.ndarray:
+    """Bonferroni-adjusted p-values: the test that goes with simultaneous intervals at
+    1 - alpha / m, so that a verdict and its interval never disagree."""
+    p = np.asarray(p_values, dtype=float)
+    return np.minimum(1.0, p * len(p))
+
+
 def holm(p_values) -> np.ndarray:
     """Holm-adjusted p-values (family-wise error over all the pairs)."""
     from statsmodels.stats.multitest import multipletests
 
     p = np.asarray(p_values, dtype=float)
     return multipletests(p, method="holm")[1] if len(p) else p
-
-
-def bradley_terry(wins, rng: np.random.Generator, resamples: int = 200,
-                  confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Bradley-Terry strengths (log-odds scale, mean 0) from ``wins[group, i, j]`` = games of the
-    group in which i finished ahead of j; returns (strength, low, high), the interval from a
-    bootstrap over groups (the games of a group share a deal, so groups are the independent
-    units)."""
-    import choix
-
-    wins = np.asarray(wins, dtype=float)
-    k = wins.shape[1]
-
-    def fit(total):
-        params = choix.ilsr_pairwise_dense(total + 1e-9, alpha=1e-3)
-        return params - params.mean()
-
-    estimate = fit(wins.sum(axis=0))
-    draws = np.empty((resamples, k))
-    for b in range(resamples):
-        draws[b] = fit(wins[rng.integers(0, len(wins), len(wins))].sum(axis=0))
-    tail = (1 - confidence) / 2 * 100
-    low, high = np.percentile(draws, [tail, 100 - tail], axis=0)
-    return estimate, low, high
 
 
 # ------------------------------------------------------------------------------------- seats
@@ -221,33 +214,87 @@ def equal_chances(counts) -> float:
 
 @dataclass(frozen=True)
 class ChunkCheck:
-    p_value: float  # homogeneity of all chunks
-    flagged: list[int]  # chunks whose own contribution is significant after Bonferroni
+    p_value: float  # equal means in every chunk
+    flagged: list[int]  # chunks apart from the rest at p < alpha / chunks, farthest first
     chunk_p: np.ndarray
+    alpha: float
+
+    @property
+    def rejected(self) -> bool:
+        return self.p_value < self.alpha
 
     def summary(self) -> str:
-        if self.flagged:
-            return (f"chunks inconsistent with the rest: {', '.join(map(str, self.flagged))} "
-                    f"(chi-square p={self.p_value:.2g}): check the seeding")
-        return f"chunks consistent with each other (chi-square p={self.p_value:.2g})"
+        rule = f"MANOVA over independent units, inconsistent below p={self.alpha:g}"
+        if self.rejected:
+            named = (f" (farthest from the rest first: {', '.join(map(str, self.flagged[:5]))})"
+                     if self.flagged else "")
+            return (f"chunks inconsistent with each other{named}: {format_p(self.p_value, 'p')} "
+                    f"({rule}); a seeding or batching fault would show so")
+        return f"chunks consistent with each other: {format_p(self.p_value, 'p')} ({rule})"
 
 
-def chunk_consistency(table, alpha: float = 0.001) -> ChunkCheck:
-    """``table[chunk, category]``: results of each chunk (wins per strategy or seat). Chi-square
-    test of homogeneity; a chunk is flagged when its own chi-square contribution (categories - 1
-    degrees of freedom) has p < alpha / chunks."""
-    table = np.asarray(table, dtype=float)
-    keep = table.sum(axis=0) > 0
-    table = table[:, keep]
-    if table.shape[0] < 2 or table.shape[1] < 2:
-        return ChunkCheck(1.0, [], np.ones(table.shape[0]))
-    result = stats.chi2_contingency(table, correction=False)
-    contribution = ((table - result.expected_freq) ** 2 / result.expected_freq).sum(axis=1)
-    chunk_p = stats.chi2.sf(contribution, table.shape[1] - 1)
-    flagged = [int(i) for i in np.flatnonzero(chunk_p < alpha / table.shape[0])]
-    return ChunkCheck(float(result.pvalue), flagged, chunk_p)
+class ChunkStats:
+    """Per chunk: independent units (games, or duplicate groups), and the sum and sum of outer
+    products of their result vectors (win credit per seat, or per strategy): all that the check
+    needs, added chunk by chunk in the memory of one."""
+
+    def __init__(self):
+        self.n, self.total, self.cross = [], [], []
+
+    def add(self, values) -> None:
+        """One chunk's units: ``values[unit, category]``."""
+        v = np.asarray(values, dtype=float)
+        if len(v):
+            self.n.append(len(v))
+            self.total.append(v.sum(axis=0))
+            self.cross.append(v.T @ v)
+
+    def check(self, alpha: float = 0.001) -> "ChunkCheck":
+        return chunk_consistency(self.n, self.total, self.cross, alpha)
 
 
-__all__ = ["P_FLOOR", "format_p", "Difference", "paired_difference", "verdict", "games_for_half_width",
-           "variance_reduction", "SPRT", "confidence_sequence", "holm", "bradley_terry",
-           "multinomial_intervals", "equal_chances", "ChunkCheck", "chunk_consistency"]
+def chunk_consistency(n, total, cross, alpha: float = 0.001) -> ChunkCheck:
+    """Do the chunks of one run agree? ``n[c]`` units in chunk c, ``total[c]`` the sum of their
+    result vectors, ``cross[c]`` the sum of their outer products.
+
+    A one-way MANOVA of the units' result vectors on their chunk (Pillai's trace, the most
+    robust of its statistics, with its F approximation: statsmodels), so that few units per
+    chunk are no reason for a false alarm. It works at the level of the independent unit: games
+    of a duplicate group share a deal, so counting their wins as independent draws (a
+    chi-square on counts) rejects a correct run. A chunk is named when its Wald distance from the
+    other chunks together has p < alpha / chunks."""
+    from statsmodels.multivariate.multivariate_ols import multivariate_stats
+
+    n = np.asarray(n, dtype=float)
+    chunks, units = len(n), n.sum()
+    if chunks < 2 or units - chunks < 1:
+        return ChunkCheck(1.0, [], np.ones(chunks), alpha)
+    total, cross = np.asarray(total, dtype=float), np.asarray(cross, dtype=float)
+    means = total / n[:, None]
+    gap = means - total.sum(axis=0) / units
+    between = np.einsum("c,ci,cj->ij", n, gap, gap)
+    within = cross.sum(axis=0) - np.einsum("c,ci,cj->ij", n, means, means)
+    # the result vectors may add up to a constant (one win per game): keep the dimensions
+    # they actually vary in
+    values, vectors = np.linalg.eigh(within + between)
+    keep = vectors[:, values > 1e-10 * max(values.max(), 1e-300)]
+    if keep.shape[1] == 0:
+        return ChunkCheck(1.0, [], np.ones(chunks), alpha)
+    e, h = keep.T @ within @ keep, keep.T @ between @ keep
+    eigen = np.real(np.linalg.eigvals(np.linalg.solve(e + h, h)))
+    table = multivariate_stats(eigen, keep.shape[1], chunks - 1, units - chunks)
+    p = float(table.loc["Pillai's trace", "Pr > F"])
+    inverse = np.linalg.pinv(keep.T @ within @ keep / (units - chunks))
+    rest = (total.sum(axis=0) - total) / np.maximum(units - n, 1)[:, None]  # the other chunks
+    apart = (means - rest) @ keep
+    distance = np.einsum("ci,ij,cj->c", apart, inverse, apart) / (1 / n + 1 / np.maximum(
+        units - n, 1))
+    chunk_p = stats.chi2.sf(distance, keep.shape[1])
+    flagged = [int(i) for i in np.argsort(-distance, kind="stable") if chunk_p[i] < alpha / chunks]
+    return ChunkCheck(p, flagged, chunk_p, alpha)
+
+
+__all__ = ["P_FLOOR", "format_p", "Difference", "paired_difference", "verdict", "games_needed",
+           "variance_reduction", "SPRT", "confidence_sequence", "holm", "bonferroni",
+           "multinomial_intervals", "equal_chances", "ChunkCheck", "ChunkStats",
+           "chunk_consistency"]

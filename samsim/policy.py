@@ -42,7 +42,7 @@ def _clear_nb(st, g, first, end):
 
 @rule
 def _seating_nb(ctl, g):
-    """The line-up's seating of game g: a pool rotates through the seats by game id."""
+    """The line-up's seating of game g: a pool's design is played in order of game id."""
     return (ctl.game0 + g) % ctl.seat_strategy.shape[0]
 
 
@@ -54,7 +54,8 @@ def _seat_rng_nb(st, g, p):
 @rule
 def strategy_args_nb(st, ctl, g, p):
     """What seat p's strategy is given in game g: (view, params, rng, out)."""
-    return view_nb(st, g, p), ctl.params[_seating_nb(ctl, g), p], _seat_rng_nb(st, g, p), st.decision[g]
+    member = ctl.seat_strategy[_seating_nb(ctl, g), p]
+    return view_nb(st, g, p), ctl.params[member], _seat_rng_nb(st, g, p), st.decision[g]
 
 
 @rule

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 from rich import box
 from rich.console import Console
@@ -56,15 +57,30 @@ class Report:
             table = table.sort_values("win_rate", ascending=False, kind="stable")
         return table
 
+    def meetings(self, players: int) -> pd.DataFrame:
+        """Games in which each two strategies sat at one table (the design's meeting table)."""
+        met = self.tally.meetings["n"].xs(players, level="players").unstack("b", fill_value=0)
+        return met.loc[met.index, met.index]
+
+    def meeting_line(self, players: int) -> str:
+        met = self.meetings(players).to_numpy()
+        off = met[~np.eye(len(met), dtype=bool)]
+        if not len(off):
+            return ""
+        if off.min() == off.max():
+            return f"every two strategies met in {int(off.min()):,} games"
+        return (f"warning: strategies met unequally often ({int(off.min()):,} to "
+                f"{int(off.max()):,} games): these win rates compare unlike fields")
+
     def notes(self) -> list[str]:
-        """One line per input (seed, games, version), and the data files used."""
+        """One line per input (seed, games, design, version), and the data files used."""
         lines = []
         for path, meta in self.sources:
             games = f"{meta.get('games_found', 0):,} games"
             if not meta.get("complete", True):
                 games += f" of {meta.get('games', 0):,} (interrupted: finish it with --resume)"
             lines.append(f"{path}: {meta.get('players')} players, {games}, seed {meta.get('seed')}, "
-                         f"samsim {meta.get('samsim_version')}")
+                         f"samsim {meta.get('samsim_version')}{_design(meta)}")
         datas = {(m.get("data_file", "?"), m.get("data_sha256", "?"), tuple(m.get("data_assumed", ())))
                  for _, m in self.sources}
         for source, sha, assumed in sorted(datas):
@@ -73,9 +89,23 @@ class Report:
             lines.append("warning: the inputs were played with different data files")
         for source, players, check in self.tally.chunk_checks():
             where = f"{source} ({players} players)" if source else f"{players} players"
-            lines.append(f"{'warning: ' if check.flagged else ''}{where}: seat wins per chunk: "
+            lines.append(f"{'warning: ' if check.rejected else ''}{where}: seat wins per chunk: "
                          f"{check.summary()}")
         return lines
+
+
+def _design(meta: dict) -> str:
+    """How the run seated its strategies, where it had a pool."""
+    from samsim.designs import design_size
+
+    if "pool" not in meta:
+        return ""
+    size = design_size(int(meta["players"]), len(meta["pool"]))
+    passes = meta.get("games_found", 0) / size
+    whole = "" if float(passes).is_integer() else " (not whole: unbalanced until finished)"
+    return (f"; pool of {len(meta['pool'])} seated by the balanced design ({size:,} seatings a "
+            f"pass: every strategy in every seat and every two in every pair of seats equally "
+            f"often), {passes:g} passes{whole}")
 
 
 def load_report(paths) -> Report:
@@ -137,6 +167,8 @@ def print_report(report: Report, console: Console) -> None:
                 continue
             console.print(summary_table(summary, key))
             console.print()
+        if len(report.summary(players, "strategy")) > 1:
+            console.print(report.meeting_line(players), markup=False)
         row = games.loc[players]
         console.print(f"draws {row['draws']:.2%} of games; winner-to-last spread of final score: "
                       f"mean {row['spread_mean']:.1f}, median {row['spread_median']:g}, "
@@ -163,7 +195,7 @@ def _markdown_table(summary: pd.DataFrame, key: str) -> str:
 
 
 def _cross_table(report: Report, players: int) -> str:
-    """Win rate of each strategy in each seat (a pool rotated through the seats)."""
+    """Win rate of each strategy in each seat (a pool seated by a balanced design)."""
     table = report.tally.summary(("players", "strategy", "seat")).xs(players, level="players")
     rates = table["win_rate"].unstack("seat")
     seats = list(rates.columns)
@@ -179,8 +211,10 @@ def markdown(report: Report, plots: list[str]) -> str:
     games = report.tally.game_summary()
     parts = ["# Win-rate report", "",
              f"samsim {samsim.__version__}. Wins count draws as shared (1/k each); intervals are "
-             f"95% Wilson score intervals; the score is final money with each unused special "
-             f"tile counted as 3. Results hold for these strategies and this data only.", ""]
+             f"95% Wilson score intervals with games as the independent units (a strategy's "
+             f"seats of one game are correlated: one winner at most); the score is final money "
+             f"with each unused special tile counted as 3. Results hold for these strategies, "
+             f"this field and this data only.", ""]
     parts += [f"- {line}" for line in report.notes()] + [""]
     for players in report.player_counts:
         row = games.loc[players]
@@ -196,6 +230,13 @@ def markdown(report: Report, plots: list[str]) -> str:
             parts += [f"### By {key}", "", _markdown_table(summary, key), ""]
         if len(report.summary(players, "strategy")) > 1:
             parts += ["### Win rate by strategy and seat", "", _cross_table(report, players), ""]
+            met = report.meetings(players)
+            parts += ["### Games in which each two strategies met", "",
+                      report.meeting_line(players) + ".", "",
+                      "| | " + " | ".join(f"`{c}`" for c in met.columns) + " |",
+                      "| --- | " + " | ".join("---:" for _ in met.columns) + " |"]
+            parts += [f"| `{a}` | " + " | ".join("" if a == b else f"{v:,}" for b, v in row.items())
+                      + " |" for a, row in met.iterrows()] + [""]
     if plots:
         parts += ["## Plots", ""]
         parts += [f"![{Path(p).stem.replace('_', ' ')}]({Path(p).name})" for p in plots] + [""]

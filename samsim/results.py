@@ -30,7 +30,6 @@ from pathlib import Path
 import pandas as pd
 
 import samsim
-from samsim import components as comps
 from samsim import schema
 from samsim.components import GameData
 
@@ -362,11 +361,12 @@ def load(path: str | Path, table: str = "results") -> pd.DataFrame:
 
 def run_config(games: int, players: int, seed: int, data: GameData, seats, record=()) -> dict:
     """The configuration a run records: everything that determines its rows. ``seatings`` lists
-    each seating's specs; game id k plays seating k mod len(seatings)."""
+    each seating's specs (game id k plays seating k mod len(seatings)); a pool is recorded as
+    ``pool`` and ``design`` instead (``samsim.designs.pool_design`` rebuilds its seatings)."""
     return {
         "kind": "simulate", "schema_version": schema.SCHEMA_VERSION,
         "games": int(games), "players": int(players), "seed": int(seed),
-        "seatings": seats.specs(),
+        **seats.config(),
         "strategy_sources": {info.name: info.source_hash for info in seats.infos},
         "record": sorted(record), **provenance(data),
     }
@@ -380,8 +380,9 @@ def run_simulation(games: int, players: int = 4, seed: int = 0, data: GameData |
                    before_play: Callable[[], None] | None = None,
                    warn: Callable[[str], None] = lambda message: None):
     """Simulate (seats playing ``strategies``: specs or a ``samsim.strategy`` line-up, e.g.
-    ``rotation(4, pool)``), writing chunk by chunk to the run folder ``out`` if given; returns the
-    run's ``samsim.stats.Tally`` (finished chunks of a resumed run included).
+    ``samsim.designs.pool_design(4, pool)``), writing chunk by chunk to the run folder ``out``
+    if given; returns the run's ``samsim.stats.Tally`` (finished chunks of a resumed run
+    included).
 
     ``record``: extra tables to keep (``("rounds",)``). ``progress(n)`` is called with the games
     already finished (on resume) and then after each chunk; ``before_play()`` once the output is

@@ -47,7 +47,7 @@ def changes(base: Path, variant: Path) -> list[str]:
 
 
 def run(files: list[tuple[str, Path | None]], contestants, players: int, field_spec: str,
-        games: int, balance_games: int, seed: int, seatings="all", duplicate=True, threads=None,
+        games: int, balance_games: int, seed: int, duplicate=False, threads=None,
         status=lambda name: None) -> list[Variant]:
     """``files``: (name, data file or None for the packaged one), the base first."""
     from samsim import balance, compare, components
@@ -58,7 +58,7 @@ def run(files: list[tuple[str, Path | None]], contestants, players: int, field_s
         status(name)
         data = components.load(path)
         c = compare.compare(contestants, players, games, seed, field_spec, data, threads,
-                            seatings=seatings, duplicate=duplicate)
+                            duplicate=duplicate)
         b = balance.run([players], balance_games, seed, field_spec, data=data, threads=threads)[0]
         out.append(Variant(name, changes(base, path) if path else [], c, b))
     return out
@@ -125,7 +125,8 @@ def markdown(variants: list[Variant], header: list[str], plot: Path | None) -> s
               "variant. Moves: changes on at least one variant.", ""]
     parts += [f"- **{'robust' if ok else 'moves'}**: {text}" for ok, text in conclusions(variants)]
     parts += ["", "## Per data file", "", "Win-rate differences in points (first minus second, "
-              "95% interval); seat: the seat farthest from the fair share.", "",
+              "interval simultaneous over the pairs with 95%); ranking: Plackett-Luce strength; "
+              "seat: the seat farthest from the fair share.", "",
               "| data | ranking | " + " | ".join(pairs) + " | seat |",
               "| --- | --- | " + " | ".join("---:" for _ in pairs) + " | ---: |"]
     for _, row in t.iterrows():
@@ -160,7 +161,7 @@ def plot(variants: list[Variant], path: Path) -> Path:
         ax.set_title(col, fontsize=8)
         ax.set_xlabel("points")
     axes[0][0].set_yticks(y, list(t["variant"]))
-    fig.suptitle("Win-rate differences by data file (95% intervals)")
+    fig.suptitle("Win-rate differences by data file (simultaneous 95% intervals)")
     return _save(plt, fig, path)
 
 

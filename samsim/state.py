@@ -124,11 +124,11 @@ class Control(NamedTuple):
     game0: int  # game id of row 0 (game ids = game0 + g)
     per_deal: int  # games in a row that share a deal (1; more for duplicate deals: rules.common)
     batch: np.ndarray  # uint8[abi.packed_bytes()]: the batch's array headers, for the entry points
-    entries: np.ndarray  # int64[K, stages]: address of each strategy's entry point per decision
-    #   (samsim.strategy.Lineup.entries; samsim.abi)
-    seat_strategy: np.ndarray  # int64[S, N]: each seat's strategy (a row of entries) in
-    #   each of the line-up's S seatings; game id k plays seating k mod S
-    params: np.ndarray  # float64[S, N, MAX_PARAMS]: each seat's strategy parameters, per seating
+    entries: np.ndarray  # int64[K, stages]: address of each seated strategy's entry point per
+    #   decision (samsim.strategy.Lineup.entries; samsim.abi)
+    seat_strategy: np.ndarray  # int64[S, N]: each seat's strategy (a row of entries and params)
+    #   in each of the line-up's S seatings; game id k plays seating k mod S
+    params: np.ndarray  # float64[K, MAX_PARAMS]: each seated strategy's parameters
     script: np.ndarray  # int64[G or 0, rounds, N, DECISION_LEN]: scripted decisions, CARD -1 = none
     arrivals: np.ndarray  # int64[G or 0, rounds, max_groups, chips_per_nation]: fixed groups, -1
     #   padded; arrivals[g, r, 0, 0] == NO_OVERRIDE leaves round r to the draw

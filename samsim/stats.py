@@ -17,6 +17,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from samsim.inference import ChunkStats
+
 
 def wilson_interval(successes, n, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
     """Wilson score interval for a proportion ``successes / n`` (array-like, fractions allowed)."""
@@ -36,7 +38,27 @@ def wilson_interval(successes, n, confidence: float = 0.95) -> tuple[np.ndarray,
     return np.clip(centre - half, 0, 1), np.clip(centre + half, 0, 1)
 
 
+def clustered_rate(units, y, x, yy, xx, xy, confidence: float = 0.95):
+    """A win rate sum(y) / sum(x) over independent units (games, or duplicate groups) that each
+    hold x seats of the strategy with y wins between them, and its interval.
+
+    Seats of one game are not independent (one of them wins), so the standard error is the ratio
+    estimator's, from the units' spread (the sums of y^2, x^2 and xy over units); the interval is
+    Wilson's at the effective sample size that standard error implies, so it stays inside [0, 1]
+    and is Wilson's own when every unit holds one seat. Arrays in, arrays (rate, low, high) out."""
+    units, y, x, yy, xx, xy = (np.asarray(v, dtype=float) for v in (units, y, x, yy, xx, xy))
+    rate = y / x
+    spread = np.maximum(yy - 2 * rate * xy + rate ** 2 * xx, 0)  # sum of (y - rate x)^2
+    var = np.where(units > 1, spread * units / np.maximum(units - 1, 1) / x ** 2, np.inf)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        n_eff = np.where(var > 0, rate * (1 - rate) / var, x)
+    n_eff = np.clip(np.where(np.isfinite(n_eff) & (n_eff > 0), n_eff, np.minimum(x, 1)), 1e-9, None)
+    low, high = wilson_interval(np.clip(rate, 0, 1) * n_eff, n_eff, confidence)
+    return rate, low, high
+
+
 _SEATS = ["players", "strategy", "seat", "score"]
+_UNITS = ["players", "strategy"]  # a strategy's seats of one game are one unit (clustered)
 _GAMES = ["players", "spread", "draw"]
 _ROUNDS = ["players", "strategy", "round"]
 
@@ -48,10 +70,11 @@ class Tally:
     ``meta`` holds the configuration of what was tallied (set by whoever fills it)."""
 
     def __init__(self):
-        self._parts: dict[str, list[pd.DataFrame]] = {"seats": [], "games": [], "rounds": []}
+        self._parts: dict[str, list[pd.DataFrame]] = {"seats": [], "games": [], "rounds": [],
+                                                      "units": [], "meetings": []}
         self.meta: dict = {}
-        #: per chunk added: (source, win credit by players and seat), for ``chunk_checks``
-        self.chunks: list[tuple[str, pd.Series]] = []
+        #: per (source, players): each chunk's games as units of win credit per seat
+        self.chunks: dict[tuple[str, int], ChunkStats] = {}
 
     def _push(self, name: str, counts: pd.DataFrame) -> None:
         parts = self._parts[name]
@@ -71,10 +94,26 @@ class Tally:
         of the run ``source``."""
         if results.empty:
             return self
-        self.chunks.append((source, results.groupby(["players", "seat"])["win_credit"].sum()))
+        for players, part in results.groupby("players", sort=True):
+            credit = part.pivot(index="game", columns="seat", values="win_credit").fillna(0)
+            self.chunks.setdefault((source, int(players)), ChunkStats()).add(credit.to_numpy())
         strategy = results["strategy"].astype(str)
-        seats = results.assign(strategy=strategy, n=1).groupby(_SEATS, sort=False)
-        self._push("seats", seats.agg(n=("n", "sum"), wins=("win_credit", "sum")))
+        seats = results.assign(strategy=strategy, n=1, wins_sq=results["win_credit"] ** 2
+                               ).groupby(_SEATS, sort=False)
+        self._push("seats", seats.agg(n=("n", "sum"), wins=("win_credit", "sum"),
+                                      wins_sq=("wins_sq", "sum")))
+        unit = results.assign(strategy=strategy, x=1).groupby(
+            ["players", "strategy", "game"], sort=False, observed=True)[["win_credit", "x"]].sum()
+        y, x = unit["win_credit"], unit["x"]
+        sums = pd.DataFrame({"units": 1, "y": y, "x": x, "yy": y * y, "xx": x * x, "xy": x * y})
+        self._push("units", sums.groupby(level=_UNITS, sort=False).sum())
+        for players, part in unit.groupby(level="players", sort=False):
+            present = (part["x"].unstack("strategy", fill_value=0) > 0).astype(np.int64)
+            met = present.T @ present  # games in which each two strategies sat together
+            met.index.name, met.columns.name = "a", "b"
+            self._push("meetings", met.stack().rename("n").to_frame().assign(
+                players=int(players)).set_index("players", append=True)
+                .reorder_levels(["players", "a", "b"]))
         per_game = results.groupby("game", sort=False).agg(
             players=("players", "first"), high=("score", "max"), low=("score", "min"),
             top=("win_credit", "max"))
@@ -99,24 +138,19 @@ class Tally:
         for name, parts in other._parts.items():
             for part in parts:
                 self._push(name, part)
-        self.chunks += other.chunks
+        for key, chunks in other.chunks.items():
+            mine = self.chunks.setdefault(key, ChunkStats())
+            for n, total, cross in zip(chunks.n, chunks.total, chunks.cross):
+                mine.n.append(n)
+                mine.total.append(total)
+                mine.cross.append(cross)
         return self
 
     def chunk_checks(self) -> list[tuple[str, int, object]]:
         """(source, players, ``inference.ChunkCheck``) for every run and player count with two
-        or more chunks: do the chunks' seat win counts agree with each other?"""
-        from samsim.inference import chunk_consistency
-
-        out = []
-        keys = dict.fromkeys((source, int(players)) for source, wins in self.chunks
-                             for players in wins.index.get_level_values("players").unique())
-        for source, players in keys:
-            rows = [wins.xs(players, level="players") for s, wins in self.chunks
-                    if s == source and players in wins.index.get_level_values("players")]
-            if len(rows) >= 2:
-                table = pd.DataFrame(rows).fillna(0).to_numpy()
-                out.append((source, players, chunk_consistency(table)))
-        return out
+        or more chunks: do the chunks' seat win rates agree with each other (games as units)?"""
+        return [(source, players, chunks.check()) for (source, players), chunks
+                in self.chunks.items() if len(chunks.n) >= 2]
 
     @property
     def seats(self) -> pd.DataFrame:
@@ -135,14 +169,30 @@ class Tally:
         return self._table("rounds")
 
     @property
+    def units(self) -> pd.DataFrame:
+        """Per (players, strategy), over the games it played: games, and the sums over games of
+        y (its win credit), x (its seats) and their squares and product: what a win rate's
+        game-clustered interval needs (``clustered_rate``)."""
+        return self._table("units")
+
+    @property
+    def meetings(self) -> pd.DataFrame:
+        """Games in which each two strategies met: index (players, a, b), column n."""
+        return self._table("meetings")
+
+    @property
     def n_games(self) -> int:
         games = self.games
         return int(games["n"].sum()) if len(games) else 0
 
     def summary(self, by=("players", "strategy"), confidence: float = 0.95) -> pd.DataFrame:
         """One row per group (``by``: any of players, strategy, seat): seat-games, wins (draws
-        shared), win rate with its Wilson interval, and the final score's mean, median, standard
-        deviation and 10%/90% quantiles."""
+        shared), win rate with its interval, and the final score's mean, median, standard
+        deviation and 10%/90% quantiles.
+
+        The interval treats games, not seats, as independent: a strategy holding several seats of
+        a game has one winner or none among them, so its seats' results are correlated
+        (``clustered_rate``; with one seat per game, as by seat, this is Wilson's interval)."""
         seats = self.seats
         if seats.empty:
             raise ValueError("nothing tallied yet")
@@ -158,11 +208,25 @@ class Tally:
         out.index = pd.MultiIndex.from_tuples(out.index, names=by) if len(by) > 1 else \
             pd.Index([k[0] if isinstance(k, tuple) else k for k in out.index], name=by[0])
         out.insert(2, "win_rate", out["wins"] / out["games"])
-        low, high = wilson_interval(out["wins"].to_numpy(), out["games"].to_numpy(), confidence)
+        low, high = self._interval(out, by, confidence)
         out.insert(3, "win_low", low)
         out.insert(4, "win_high", high)
         out.attrs["confidence"] = confidence
         return out
+
+    def _interval(self, out: pd.DataFrame, by: list[str], confidence: float):
+        if "seat" in by:  # one seat per game and group: each seat-game is its own unit
+            wins_sq = self.seats["wins_sq"].groupby(level=by, observed=True, sort=True).sum()
+            n, y = out["games"].to_numpy(), out["wins"].to_numpy()
+            _, low, high = clustered_rate(n, y, n, wins_sq.reindex(out.index).to_numpy(), n, y,
+                                          confidence)
+            return low, high
+        if set(by) - set(_UNITS):
+            raise ValueError(f"summary by {by}: group by players, strategy and seat only")
+        units = self.units.groupby(level=by, observed=True, sort=True).sum().reindex(out.index)
+        _, low, high = clustered_rate(units["units"], units["y"], units["x"], units["yy"],
+                                      units["xx"], units["xy"], confidence)
+        return np.asarray(low), np.asarray(high)
 
     def game_summary(self) -> pd.DataFrame:
         """Per player count: games, share of draws, and the winner-to-last spread of final score
@@ -225,4 +289,4 @@ def tally(results: pd.DataFrame, rounds: pd.DataFrame | None = None) -> Tally:
     return out
 
 
-__all__ = ["wilson_interval", "Tally", "tally"]
+__all__ = ["wilson_interval", "clustered_rate", "Tally", "tally"]

@@ -383,25 +383,31 @@ def with_params(info: StrategyInfo, given: dict, where: str | None = None) -> St
 # ----------------------------------------------------------------------------- line-ups
 
 class Lineup:
-    """Who plays which seat: the strategies seated (plus ``pool``) and one or more seatings. With
-    several seatings (a pool rotated through the seats), game id k plays seating k mod
-    len(seatings), whatever chunk or batch it falls in."""
+    """Who plays which seat: one or more seatings (rows of strategies, one per seat). With several
+    seatings (a pool seated by ``samsim.designs.pool_design``), game id k plays seating k mod
+    len(seatings), whatever chunk or batch it falls in.
 
-    def __init__(self, seats, pool=()):
+    The engine sees each distinct strategy spec once (its entry points and parameters) and a small
+    table of which spec sits where, so that a balanced design of a hundred thousand seatings costs
+    a few megabytes, not one parameter vector per seat."""
+
+    def __init__(self, seats, pool=(), design: str | None = None):
         seatings = [list(row) for row in seats] if seats and isinstance(seats[0], (list, tuple)) \
             else [list(seats)]
         if not seatings[0] or len({len(row) for row in seatings}) != 1:
             raise StrategyError("every seating of a line-up must seat the same number of players")
         everyone = [s for row in seatings for s in row]
         distinct = sorted({_ident(s.info): s.info for s in [*everyone, *pool]}.items())
-        self.key = tuple(k for k, _ in distinct)
         self.infos = [info for _, info in distinct]
         self.seatings = seatings
-        rows, players = len(seatings), len(seatings[0])
-        self.seat_strategy = np.array([[self.key.index(_ident(s.info)) for s in row]
+        self.pool = [s.spec() for s in pool]
+        self.design = design
+        #: every distinct (strategy, parameters) seated: a row of Control.entries and .params
+        self.members = list({(_ident(s.info), s.spec()): s for s in everyone}.values())
+        index = {(_ident(s.info), s.spec()): k for k, s in enumerate(self.members)}
+        self.seat_strategy = np.array([[index[_ident(s.info), s.spec()] for s in row]
                                        for row in seatings], np.int64)
-        self.params = np.array([[s.vector() for s in row] for row in seatings]
-                               ).reshape(rows, players, MAX_PARAMS)
+        self.params = np.array([s.vector() for s in self.members]).reshape(-1, MAX_PARAMS)
 
     @property
     def players(self) -> int:
@@ -409,16 +415,26 @@ class Lineup:
 
     def specs(self) -> list[list[str]]:
         """The spec of every seat, per seating."""
-        return [[s.spec() for s in row] for row in self.seatings]
+        names = [s.spec() for s in self.members]
+        return [[names[k] for k in row] for row in self.seat_strategy.tolist()]
 
     def seating(self, game: int) -> list[str]:
         """The specs of game id ``game``'s seats."""
         return [s.spec() for s in self.seatings[game % len(self.seatings)]]
 
+    def config(self) -> dict:
+        """How a run records its line-up: the pool and its design where there is one (its
+        seatings follow from them), else the seating itself."""
+        if self.design is not None:
+            return {"pool": self.pool, "design": self.design}
+        return {"seatings": self.specs()}
+
     def entries(self) -> np.ndarray:
-        """int64[strategies, stages]: the address of each strategy's entry point for each decision
-        (``Control.entries``); compiles those not yet compiled."""
-        return np.array([info.addresses() for info in self.infos], np.int64)
+        """int64[members, stages]: the address of each seated strategy's entry point for each
+        decision (``Control.entries``); compiles those not yet compiled."""
+        addresses = {_ident(info): info.addresses() for info in self.infos}
+        return np.array([addresses[_ident(s.info)] for s in self.members], np.int64
+                        ).reshape(-1, len(STAGES))
 
     def uncompiled(self) -> list[str]:
         """The strategies (as ``load_strategy`` names them) whose entry points are not cached."""
@@ -453,17 +469,3 @@ def lineup(players: int, strategies=None, params=None) -> Lineup:
             s = with_params(s.info, {**s.params, **given}, s.spec())
         seats.append(s)
     return Lineup(seats)
-
-
-def rotation(players: int, pool) -> Lineup:
-    """A pool of strategies (specs) rotated through ``players`` seats: seating k puts
-    ``pool[(k + s) % len(pool)]`` in seat s, so any ``len(pool)`` consecutive games seat every
-    strategy in every seat equally often (once each when the pool is at least as large as the
-    table)."""
-    if isinstance(pool, str) or not pool:
-        raise StrategyError("a pool needs a list of strategies, e.g. ['greedy', 'undercut']")
-    if not isinstance(players, (int, np.integer)) or isinstance(players, bool) or players < 1:
-        raise StrategyError(f"players must be a positive whole number, got {players!r}")
-    members = [parse_spec(spec) for spec in pool]
-    k = len(members)
-    return Lineup([[members[(row + s) % k] for s in range(players)] for row in range(k)], members)

@@ -1,6 +1,7 @@
 """``samsim balance``: each measurement against a hand count on small frames, and the whole
 command on real games."""
 
+import dataclasses
 import os
 import subprocess
 import sys
@@ -10,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from samsim import balance, components, engine, schema
+from samsim import balance, balance_report, components, engine, schema
 
 DATA = components.load()
 SAMSIM = str(Path(sys.executable).parent / "samsim")
@@ -82,11 +83,120 @@ def test_equal_cards_make_one_tie_measurement(played):
     assert row["per_game"] == pytest.approx(res["build_ties_won"].mean())
 
 
-def test_findings_are_ranked_largest_first(played):
+def test_findings_are_ranked_largest_first_within_their_kind(played):
     _, _, c = played
-    sizes = [size for size, _ in c.findings]
-    assert sizes == sorted(sizes, reverse=True)
-    assert any("seat" in text and "fair 25.0%" in text for _, text in c.findings)
+    for kind in (c.findings.effects, c.findings.associations):
+        sizes = [size for size, _ in kind]
+        assert sizes == sorted(sizes, reverse=True)
+    assert [text for _, text in c.findings.effects] == balance_report.ranked([c], "effects")
+    assert any("seat" in text and "fair 25.0%" in text for _, text in c.findings.effects)
+
+
+def test_seat_effects_and_associations_are_kept_apart(played):
+    """A seat's deviation is caused by the seat (same strategy everywhere); ties and tiles only
+    describe who won: they are listed, ranked and adjusted separately."""
+    _, _, c = played
+    effects = [text for _, text in c.findings.effects]
+    associations = [text for _, text in c.findings.associations]
+    assert len(effects) == 1 and "simultaneous" in effects[0]
+    assert len(associations) == len(c.ties) + len(c.tiles)
+    assert all("association" in text and "Holm p=" in text for text in associations)
+    assert not any("tie" in text or "tile" in text for text in effects)
+    report = balance_report.markdown([c], ["header"], [])
+    seats_at = report.index("## Seat effects (simultaneous 95% intervals, Goodman)")
+    assoc_at = report.index("## Associations (not effects; Bonferroni-simultaneous per player "
+                            "count, Holm p)")
+    assert seats_at < report.index(effects[0]) < assoc_at < report.index(associations[0])
+    assert f"4 players: {c.associations} intervals" in report
+
+
+def test_the_tie_finding_is_an_association_not_a_worth(played):
+    _, _, c = played
+    tie = [text for _, text in c.findings.associations if "ties on equal cards" in text]
+    assert len(tie) == 1
+    assert "association, not an effect" in tie[0] and "worth" not in tie[0]
+    assert "An association, not what a tie is worth" in balance.ties.__doc__
+    report = balance_report.markdown([c], ["header"], [])
+    assert "an association, not what a tie is worth" in report
+    assert "is worth" not in report.replace("not what a tie is worth", "")
+
+
+def test_association_intervals_are_bonferroni_and_p_values_holm(played):
+    """One family per player count: two tie intervals (coins, points) per tie kind and one per
+    tile kind, each at 1 - 0.05/m; Holm over the same family's p-values."""
+    from statsmodels.stats.multitest import multipletests
+
+    res, rnd, c = played
+    assert c.associations == 2 * len(c.ties) + len(c.tiles)
+    assert c.association_confidence == pytest.approx(1 - 0.05 / c.associations)
+    raw = balance.tiles(res, rnd, DATA)  # unadjusted 95%: narrower than the simultaneous ones
+    assert ((c.tiles["diff_high"] - c.tiles["diff_low"])
+            > (raw["diff_high"] - raw["diff_low"])).all()
+    assert c.tiles["diff"].to_numpy() == pytest.approx(raw["diff"].to_numpy())
+    p = np.concatenate([c.ties["coins_p"], c.ties["points_p"], c.tiles["p"]])
+    holm = np.concatenate([c.ties["coins_holm"], c.ties["points_holm"], c.tiles["holm"]])
+    assert holm == pytest.approx(multipletests(p, method="holm")[1])
+
+
+def test_a_zero_p_value_prints_as_below_the_floor(played):
+    _, _, c = played
+    zero = dataclasses.replace(c, equal_p=0.0, ties=c.ties.assign(points_holm=0.0, coins_holm=0.0),
+                               tiles=c.tiles.assign(holm=0.0))
+    zero.findings = balance.findings(zero)
+    texts = [text for kind in zero.findings for _, text in kind]
+    assert sum("p < 1e-300" in text for text in texts) == 1 + len(c.ties) + len(c.tiles)
+    report = balance_report.markdown([zero], ["header"], [])
+    assert "p=0" not in report.replace(" ", "") and "p < 1e-300" in report
+    assert "| < 1e-300 |" in report
+
+
+def _one_winner_games(rng, games: int, players: int, buyers: str):
+    """Seat rows of games with one winner each, drawn at random (so buying says nothing about
+    winning: the true difference is 0). ``buyers``: "one" seat per game buys (a scarce tile:
+    buying is negatively correlated within a game), or "game" (a tile most seats of some games
+    buy and few of the others: positively correlated)."""
+    seat = np.tile(np.arange(players), games)
+    game = np.repeat(np.arange(games), players)
+    win = (seat == np.repeat(rng.integers(0, players, games), players)).astype(float)
+    if buyers == "one":
+        buyer = seat == np.repeat(rng.integers(0, players, games), players)
+    else:
+        buyer = rng.random(games * players) < np.repeat(
+            np.where(rng.random(games) < 0.5, 0.8, 0.1), players)
+    return win, buyer, game
+
+
+@pytest.mark.parametrize("buyers", ["one", "game"])
+def test_clustered_tile_interval_covers_a_null_difference(buyers):
+    """Calibration without the engine: over 300 seeds of 300 three-player games, the 95%
+    game-clustered interval for buyers minus others covers the true 0 about 95% of the time
+    (binomial sd 1.3 points: at least 91%). With one buyer per game, seat rows treated as
+    independent (Welch, the old interval) are too narrow by sqrt(2/3) and undercover (about
+    89%); its centre is the same difference, so it can only cover less than the clustered one.
+    (With buying positively correlated within a game, Welch is too wide instead: the single
+    winner makes the win credits negatively correlated.)"""
+    from statsmodels.stats.weightstats import CompareMeans
+
+    seeds, covered, welch_covered, ratio = 300, 0, 0, []
+    for seed in range(seeds):
+        win, buyer, game = _one_winner_games(np.random.default_rng(seed), 300, 3, buyers)
+        d = balance.buyer_difference(win, buyer, game)
+        assert d["diff"] == pytest.approx(win[buyer].mean() - win[~buyer].mean())
+        covered += d["low"] <= 0 <= d["high"]
+        low, high = CompareMeans.from_data(win[buyer], win[~buyer]).tconfint_diff(usevar="unequal")
+        welch_covered += low <= 0 <= high
+        ratio.append((high - low) / (d["high"] - d["low"]))
+    assert covered / seeds >= 0.91
+    if buyers == "one":
+        assert np.mean(ratio) == pytest.approx(np.sqrt(2 / 3), abs=0.03)
+        assert welch_covered < covered
+    else:
+        assert np.mean(ratio) > 1.2 and welch_covered >= covered
+
+
+def test_buyer_difference_without_a_comparison_is_nan():
+    d = balance.buyer_difference([1.0, 0.0, 0.0], [True, True, True], [0, 0, 0])
+    assert np.isnan(d["diff"]) and np.isnan(d["p"])
 
 
 def test_the_balance_command_writes_its_report(tmp_path):
@@ -95,10 +205,13 @@ def test_the_balance_command_writes_its_report(tmp_path):
                            "fixed", "--out", str(out)], capture_output=True, text=True,
                           timeout=900, cwd=tmp_path, env={**os.environ, "COLUMNS": "100"})
     assert done.returncode == 0, done.stderr
-    assert "Findings, largest imbalance first" in done.stdout
+    assert "Seat effects (simultaneous 95% intervals, Goodman)" in done.stdout
+    assert "Associations (not effects; Bonferroni-simultaneous per player count, Holm p)" \
+        in done.stdout
     assert "conditional on the strategies" in done.stdout
     text = (out / "report" / "balance.md").read_text()
     assert "## 3 players" in text and "## 5 players" in text and "sha256" in text
+    assert "## Seat effects" in text and "## Associations" in text
     for name in ("seats.png", "market.png", "money.png", "final_money.png"):
         assert (out / "report" / name).stat().st_size > 1000
     assert (out / "3p" / "rounds").is_dir()  # the games are kept, rounds included

@@ -20,7 +20,7 @@ import samsim
 from samsim import components, engine, results
 from samsim.events import KIND_NAMES
 from samsim.stats import tally
-from samsim.strategy import rotation
+from samsim.designs import pool_design
 from samsim.trace import replay_check
 
 DATA = components.load()
@@ -127,14 +127,15 @@ def test_simulate_a_pool_then_report_it(tmp_path):
     done = run("simulate", "--players", 4, "--games", 998, "--seed", 3, "--pool", pool,
                "--record", "rounds", "--out", tmp_path / "run")
     assert done.returncode == 0, done.stderr
-    assert "games rounded up to 1,000" in done.stderr
+    assert "games rounded up to 1,080" in done.stderr
     df = samsim.load(tmp_path / "run")
-    seats = rotation(4, pool.split(","))
-    pd.testing.assert_frame_equal(df, engine.simulate(1000, 4, 3, DATA, strategies=seats))
+    seats = pool_design(4, pool.split(","))
+    pd.testing.assert_frame_equal(df, engine.simulate(1080, 4, 3, DATA, strategies=seats))
     counts = df.groupby(["strategy", "seat"], observed=True).size()
-    assert (counts == 200).all() and len(counts) == 5 * 4
+    assert (counts == 216).all() and len(counts) == 5 * 4
     for name in pool.split(","):
-        assert any(line.split()[:2] == [name, "800"] for line in done.stdout.splitlines()), name
+        assert any(line.split()[:2] == [name, "864"] for line in done.stdout.splitlines()), name
+    assert "every two strategies met in 648 games" in done.stdout
 
     shown = run("report", tmp_path / "run", "--out", tmp_path / "report")
     assert shown.returncode == 0, shown.stderr
@@ -297,9 +298,9 @@ def test_run_an_experiment_file(tmp_path):
     done = run("run", exp, "--results", tmp_path / "results")
     assert done.returncode == 0, done.stderr
     assert "a small test" in done.stdout
-    for players in (3, 4):
+    for players, games in ((3, 102), (4, 108)):  # whole passes: 6 and 36 seatings
         df = samsim.load(tmp_path / "results" / "mini" / f"{players}p")
-        assert df["game"].nunique() == 102 and df.attrs["samsim"]["seed"] == 3
+        assert df["game"].nunique() == games and df.attrs["samsim"]["seed"] == 3
     report = tmp_path / "results" / "mini" / "report"
     assert {p.name for p in report.iterdir()} >= {"report.md", "money_by_round.png"}
     again = run("run", exp, "--results", tmp_path / "results")

@@ -48,9 +48,33 @@ def test_verdicts_say_the_effect_or_the_equivalence_or_that_it_is_open():
     assert inference.verdict(open_, "A", "B").startswith("undecided: A − B = ")
 
 
-def test_games_for_half_width_is_the_normal_sample_size_formula():
-    # sd 0.3, +-0.01 at 95%: (1.959964 * 0.3 / 0.01)^2 = 3457.3 -> 3458
-    assert inference.games_for_half_width(0.3, 0.01) == 3458
+def test_games_needed_is_the_t_sample_size_in_whole_groups():
+    # the smallest n with t(0.975, n - 1) * 0.3 / sqrt(n) <= 0.01 (the normal formula says 3458)
+    n = next(n for n in range(2, 10_000) if stats.t.ppf(0.975, n - 1) * 0.3 / n ** 0.5 <= 0.01)
+    assert inference.games_needed(0.3, 0.01) == n > 3458
+    assert inference.games_needed(0.3, 0.01, group_size=12) == 12 * n
+    small = next(n for n in range(2, 100) if stats.t.ppf(0.975, n - 1) * 1.0 / n ** 0.5 <= 0.5)
+    assert inference.games_needed(1.0, 0.5) == small  # where t and z differ most
+
+
+def test_p_values_print_without_zero_and_bonferroni_caps_at_one():
+    assert inference.format_p(0.0) == "< 1e-300" and inference.format_p(3e-301) == "< 1e-300"
+    assert inference.format_p(0.01234) == "0.012" and inference.format_p(float("nan")) == ""
+    assert inference.bonferroni([0.01, 0.2, 0.5]).tolist() == [0.03, 0.6000000000000001, 1.0]
+
+
+def test_clustered_rate_is_wilson_for_one_seat_a_game_and_widens_with_clustering():
+    from samsim.stats import clustered_rate, wilson_interval
+
+    rng = np.random.default_rng(4)
+    wins = rng.random(2000) < 0.3  # one seat a game, binary: Wilson's interval exactly
+    n, y = len(wins), wins.sum()
+    _, low, high = clustered_rate(n, y, n, y, n, y)
+    wl, wh = wilson_interval(y, n)
+    assert low == pytest.approx(wl, rel=1e-3) and high == pytest.approx(wh, rel=1e-3)
+    # two seats a game that win or lose together: as precise as half the seats
+    _, low2, high2 = clustered_rate(n, 2 * y, 2 * n, 4 * y, 4 * n, 4 * y)
+    assert (high2 - low2) == pytest.approx(high - low, rel=0.02)
 
 
 def test_variance_ratio_is_one_for_independent_games_and_counts_correlation():
@@ -124,22 +148,6 @@ def test_holm_matches_the_hand_computed_step_down():
     assert adjusted == pytest.approx([0.03, 0.06, 0.06, 0.02])
 
 
-def test_bradley_terry_recovers_known_strengths():
-    """Head-to-head results drawn from strengths (0.6, 0, -0.6), four meetings per pair and
-    group: the estimates are close, ordered, and their 99% bootstrap intervals hold the truth."""
-    rng = np.random.default_rng(6)
-    truth = np.array([0.6, 0.0, -0.6])
-    groups = 2000
-    wins = np.zeros((groups, 3, 3))
-    for i, j in ((0, 1), (0, 2), (1, 2)):
-        ahead = rng.binomial(4, 1 / (1 + np.exp(truth[j] - truth[i])), groups)
-        wins[:, i, j], wins[:, j, i] = ahead, 4 - ahead
-    est, low, high = inference.bradley_terry(wins, rng, resamples=200, confidence=0.99)
-    assert np.all(np.diff(est) < 0)
-    assert np.all(np.abs(est - truth) < 0.08)
-    assert np.all((low <= truth) & (truth <= high)), (low, est, high)
-
-
 # --------------------------------------------------------------------------------------- seats
 
 
@@ -166,13 +174,41 @@ def test_multinomial_intervals_cover_all_shares_together():
 # -------------------------------------------------------------------------------------- chunks
 
 
+def _one_hot(rng, games, shares):
+    return np.eye(len(shares))[rng.choice(len(shares), games, p=shares)]
+
+
 def test_chunk_check_passes_homogeneous_chunks_and_flags_a_bad_one():
     rng = np.random.default_rng(8)
     shares = np.array([0.3, 0.25, 0.25, 0.2])
-    table = np.array([rng.multinomial(5000, shares) for _ in range(20)])
-    good = inference.chunk_consistency(table)
-    assert good.p_value > 0.001 and good.flagged == []
-    table[13] = rng.multinomial(5000, [0.2, 0.25, 0.25, 0.3])  # e.g. seats seeded wrongly
-    bad = inference.chunk_consistency(table)
-    assert bad.p_value < 1e-6 and bad.flagged == [13]
+    chunks = [_one_hot(rng, 5000, shares) for _ in range(20)]
+    good = inference.ChunkStats()
+    for units in chunks:
+        good.add(units)
+    good = good.check()
+    assert good.p_value > 0.001 and not good.rejected
+    chunks[13] = _one_hot(rng, 5000, [0.2, 0.25, 0.25, 0.3])  # e.g. seats seeded wrongly
+    bad = inference.ChunkStats()
+    for units in chunks:
+        bad.add(units)
+    bad = bad.check()
+    assert bad.p_value < 1e-6 and bad.flagged[0] == 13
     assert "13" in bad.summary() and "consistent" in good.summary()
+    assert "below p=0.001" in good.summary()  # the threshold is stated
+
+
+def test_chunk_check_is_statsmodels_manova_on_the_units():
+    """The counts-only computation equals Pillai's trace of a MANOVA fitted to the raw units."""
+    import pandas as pd
+    from statsmodels.multivariate.manova import MANOVA
+
+    rng = np.random.default_rng(9)
+    values = rng.normal(size=(90, 3)) + np.repeat(rng.normal(0, 0.3, (3, 3)), 30, axis=0)
+    chunk = np.repeat(np.arange(3), 30)
+    check = inference.ChunkStats()
+    for c in range(3):
+        check.add(values[chunk == c])
+    frame = pd.DataFrame(values, columns=["a", "b", "c"]).assign(chunk=chunk.astype(str))
+    fit = MANOVA.from_formula("a + b + c ~ chunk", frame).mv_test()
+    expected = fit.results["chunk"]["stat"].loc["Pillai's trace", "Pr > F"]
+    assert check.check().p_value == pytest.approx(float(expected), rel=1e-8)

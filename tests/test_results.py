@@ -14,7 +14,7 @@ import samsim
 from samsim import components, engine, results, schema
 from samsim.results import ResultsError
 from samsim.stats import Tally, tally, wilson_interval
-from samsim.strategy import rotation
+from samsim.designs import pool_design
 
 DATA = components.load()
 POOL = ["greedy", "undercut", "saver", "holiday", "random"]
@@ -54,7 +54,7 @@ def test_bad_input_is_rejected_before_any_game(kwargs):
 @pytest.fixture(scope="module")
 def recorded():
     """300 4-player games of a rotated pool with their per-round records."""
-    seats = rotation(4, POOL)
+    seats = pool_design(4, POOL)
     st = engine.run_batch(300, 4, 9, 0, DATA, record=True, strategies=seats)
     specs = seats.specs()
     return (st, schema.results_frame(st, 0, 300, specs), schema.rounds_frame(st, 0, 300, specs))
@@ -81,7 +81,7 @@ def test_rounds_record_agrees_with_the_final_state(recorded):
 def test_rounds_record_is_the_event_log(recorded):
     """Cards played and tiles bought in the record are the ones the event log shows."""
     st, _, rounds = recorded
-    seats = rotation(4, POOL)
+    seats = pool_design(4, POOL)
     game = 7
     one = engine.run_batch(1, 4, 9, game, DATA, log=True, strategies=seats.seating(game))
     ev = pd.DataFrame(one.events[0, :one.n_events[0]], columns=["round", "kind", "seat", "a", "b",
@@ -105,7 +105,7 @@ def test_market_record_is_the_event_log(recorded):
     from samsim import events
 
     st, res, rounds = recorded
-    seats = rotation(4, POOL)
+    seats = pool_design(4, POOL)
     for game in (3, 7):
         one = engine.run_batch(1, 4, 9, game, DATA, log=True, strategies=seats.seating(game))
         ev = pd.DataFrame(one.events[0, :one.n_events[0]], columns=list(events.FIELDS))
@@ -169,7 +169,7 @@ def test_ties_are_recounted_from_the_log():
 def test_duplicate_deals_share_the_deal_and_nothing_else():
     """per_deal=S: the S games of a group have one deal (flags, tile stack, tourist cards, the
     draws), seated by the line-up's S seatings; each is that seating played alone on the deal."""
-    seats = rotation(4, POOL)
+    seats = pool_design(4, POOL)
     size = len(POOL)
     st = engine.run_batch(3 * size, 4, 13, 0, DATA, strategies=seats, per_deal=size)
     for name in ("flags", "tile_stack", "card_order"):
@@ -184,7 +184,7 @@ def test_duplicate_deals_share_the_deal_and_nothing_else():
 
 
 def test_recording_changes_no_game():
-    seats = rotation(4, POOL)
+    seats = pool_design(4, POOL)
     plain = engine.run_batch(100, 4, 3, 0, DATA, strategies=seats)
     kept = engine.run_batch(100, 4, 3, 0, DATA, strategies=seats, record=True)
     for name in ("money", "score", "rank", "win_credit", "tiles_bought"):
@@ -199,33 +199,11 @@ def test_schema_docs_in_the_readme_are_generated_from_the_schema():
                                                f"samsim.schema.markdown({table!r})"
 
 
-# ------------------------------------------------------------------------------------ rotation
-
-
-def test_rotation_seats_every_strategy_in_every_seat_equally():
-    for players, pool in ((4, POOL), (4, ["greedy", "saver"]), (3, ["fixed", "saver", "undercut"])):
-        seats = rotation(players, pool)
-        df = engine.simulate(len(pool) * 3, players, seed=2, data=DATA, strategies=seats)
-        counts = df.groupby(["strategy", "seat"], observed=True).size().unstack()
-        assert counts.shape == (len(pool), players)
-        assert (counts.to_numpy() == counts.to_numpy()[0, 0]).all(), counts
-
-
-def test_a_rotated_game_is_its_seating_played_alone():
-    seats = rotation(4, POOL)
-    df = engine.simulate(40, 4, seed=5, data=DATA, strategies=seats, chunk_size=7)
-    for game in (0, 6, 33):
-        alone = engine.run_batch(1, 4, 5, game, DATA, strategies=seats.seating(game))
-        rows = df[df["game"] == game]
-        assert rows["money"].tolist() == alone.money[0].tolist()
-        assert rows["strategy"].astype(str).tolist() == seats.seating(game)
-
-
 # ------------------------------------------------------------------------------------ run folders
 
 
 def _run(out, games=600, chunk=128, **kwargs):
-    kwargs.setdefault("strategies", rotation(4, POOL))
+    kwargs.setdefault("strategies", pool_design(4, POOL))
     return results.run_simulation(games, 4, seed=5, data=DATA, chunk_size=chunk, out=out, **kwargs)
 
 
@@ -240,9 +218,10 @@ def test_run_folder_holds_chunks_with_provenance(tmp_path):
     assert (meta["first_game"], meta["stop_game"], meta["players"], meta["seed"]) == (128, 256, 4, 5)
     assert meta["data_sha256"] == DATA.sha256 and meta["samsim_version"] == samsim.__version__
     assert meta["schema_version"] == schema.SCHEMA_VERSION
-    assert meta["seatings"] == rotation(4, POOL).specs()
+    assert (meta["pool"], meta["design"]) == (POOL, "balanced-1") and "seatings" not in meta
     df = samsim.load(tmp_path / "run")
-    pd.testing.assert_frame_equal(df, engine.simulate(600, 4, 5, DATA, strategies=rotation(4, POOL)))
+    pd.testing.assert_frame_equal(df, engine.simulate(600, 4, 5, DATA,
+                                                      strategies=pool_design(4, POOL)))
     assert df.attrs["samsim"]["complete"] and df.attrs["samsim"]["games_found"] == 600
     assert tl.n_games == 600
     rounds = samsim.load(tmp_path / "run", "rounds")
@@ -284,14 +263,14 @@ def test_resume_replays_an_unreadable_chunk(tmp_path):
     _run(tmp_path, resume=True, warn=warnings.append)
     assert len(warnings) == 1 and bad.name in warnings[0]
     pd.testing.assert_frame_equal(samsim.load(tmp_path),
-                                  engine.simulate(600, 4, 5, DATA, strategies=rotation(4, POOL)))
+                                  engine.simulate(600, 4, 5, DATA, strategies=pool_design(4, POOL)))
 
 
 def test_an_existing_run_is_never_clobbered(tmp_path):
     _run(tmp_path)
     with pytest.raises(ResultsError, match="already holds a run: add --resume .* or --overwrite"):
         _run(tmp_path)
-    with pytest.raises(ResultsError, match=r"holds a different run \(seatings"):
+    with pytest.raises(ResultsError, match=r"holds a different run \(design"):
         _run(tmp_path, resume=True, strategies="greedy")
     with pytest.raises(ResultsError, match=r"different run \(games 600, not 700\)"):
         _run(tmp_path, games=700, resume=True)
@@ -350,7 +329,7 @@ def test_load_explains_what_it_cannot_read(tmp_path):
 
 @pytest.fixture(scope="module")
 def mixed():
-    return engine.simulate(3000, 4, seed=3, data=DATA, strategies=rotation(4, POOL))
+    return engine.simulate(3000, 4, seed=3, data=DATA, strategies=pool_design(4, POOL))
 
 
 def test_tally_summary_matches_direct_computation(mixed):
@@ -365,8 +344,14 @@ def test_tally_summary_matches_direct_computation(mixed):
         assert row["sd"] == pytest.approx(score.std(ddof=1))
         assert row["q10"] == pytest.approx(np.quantile(score, 0.1))
         assert row["q90"] == pytest.approx(np.quantile(score, 0.9))
-        low, high = wilson_interval(row["wins"], row["games"])
-        assert (row["win_low"], row["win_high"]) == (low, high)
+        # one seat a game: each seat-game is a unit; Wilson's interval at the sample size the
+        # credits' own variance implies (draws make it a little smaller than p(1 - p))
+        credit = rows["win_credit"].to_numpy()
+        p = credit.mean()
+        var = credit.var(ddof=1) / len(credit)
+        n_eff = p * (1 - p) / var if var > 0 else len(credit)  # never won: Wilson's own
+        low, high = wilson_interval(p * n_eff, n_eff)
+        assert (row["win_low"], row["win_high"]) == (pytest.approx(low), pytest.approx(high))
 
 
 def test_tally_merges_and_folds_to_the_same_counts(mixed):
@@ -415,7 +400,7 @@ def test_cli_default_chunk_is_the_engines():
 
 
 def test_tally_checks_its_chunks_against_each_other():
-    """Chunks of one run agree (chi-square); a chunk whose seats were mixed up (here: seat
+    """Chunks of one run agree (MANOVA over games); a chunk whose seats were mixed up (here: seat
     labels rotated, as a seeding or seating bug would) is named in the report's notes."""
     from samsim.report import Report
 
@@ -425,12 +410,12 @@ def test_tally_checks_its_chunks_against_each_other():
     for chunk in chunks:
         good.add(chunk, "run")
     [(source, players, check)] = good.chunk_checks()
-    assert (source, players) == ("run", 4) and check.flagged == []
+    assert (source, players) == ("run", 4) and not check.rejected
     assert any("consistent" in line for line in Report(good, []).notes())
     chunks[2]["seat"] = (chunks[2]["seat"] + 1) % 4  # greedy's seat effect lands elsewhere
     bad = Tally()
     for chunk in chunks:
         bad.add(chunk, "run")
     [(_, _, check)] = bad.chunk_checks()
-    assert check.flagged == [2]
+    assert check.rejected and check.flagged[0] == 2
     assert any(line.startswith("warning: run (4 players)") for line in Report(bad, []).notes())
