@@ -315,14 +315,15 @@ def findings(c: PlayerCount) -> Findings:
 def run(players=(3, 4, 5, 6), games: int = 20_000, seed: int = 7, strategy: str = "greedy",
         pool=None, data: GameData | None = None, threads=None, out=None, resume: bool = False,
         overwrite: bool = False, status=lambda players: None) -> list[PlayerCount]:
-    """Play and measure each player count: ``strategy`` in every seat, or ``pool`` rotated
-    through the seats. With ``out``, the games are kept in run folders ``out/<N>p/`` (resumable,
-    as ``samsim simulate``'s); without, in a temporary folder."""
+    """Play and measure each player count: ``strategy`` in every seat, or ``pool`` seated by the
+    balanced design (``games`` rounded up to whole passes). With ``out``, the games are kept in
+    run folders ``out/<N>p/`` (resumable, as ``samsim simulate``'s); without, in a temporary
+    folder."""
     import tempfile
     from pathlib import Path
 
     from samsim import components, results
-    from samsim.designs import pool_design
+    from samsim.designs import pool_design, whole_passes
     from samsim.strategy import lineup
 
     data = data or components.load()
@@ -333,7 +334,8 @@ def run(players=(3, 4, 5, 6), games: int = 20_000, seed: int = 7, strategy: str 
             status(n)
             seats = pool_design(n, pool) if pool else lineup(n, strategy)
             folder = root / f"{n}p"
-            results.run_simulation(games, n, seed, data, threads=threads, out=folder,
+            results.run_simulation(whole_passes(games, seats), n, seed, data, threads=threads,
+                                   out=folder,
                                    strategies=seats, record=("rounds",), resume=resume,
                                    overwrite=overwrite)
             counts.append(measure(results.load(folder), results.load(folder, "rounds"), data))

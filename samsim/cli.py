@@ -160,12 +160,6 @@ def _seating(players: int, strategies: str | None, pool: str | None):
     return lineup(players, specs if len(specs) > 1 else specs[0])
 
 
-def _pool_games(games: int, seats) -> int:
-    """Games rounded up to whole passes through a pool's design (only these are balanced)."""
-    k = len(seats.seatings)
-    return games if k == 1 or games < 1 else -(-games // k) * k
-
-
 def _run(games, players, seed, data, seats, chunk_size, threads, out, resume, overwrite, record,
          label: str = "simulating"):
     """One run with a progress bar; returns (tally, games played now, seconds they took).
@@ -276,13 +270,15 @@ def simulate(
                                "the end of every round (table 'rounds').")] = None,
 ):
     """Play games and write one Parquet row per game and seat; ends with a win-rate summary."""
+    from samsim.designs import whole_passes
+
     data = _load_rules(rules)
     try:
         seats = _seating(players, strategies, pool)
         if (resume or overwrite) and out is None:
             raise ValueError(f"{'--resume' if resume else '--overwrite'} needs --out DIR")
         recorded = _record_option(record)
-        total = _pool_games(games, seats)
+        total = whole_passes(games, seats)
         if total != games:
             status_console.print(f"games rounded up to {total:,}: whole passes through the "
                                  f"pool's balanced design of {len(seats.seatings):,} seatings",
@@ -671,6 +667,7 @@ def _run_sensitivity(exp, data, results_dir, threads, resume, overwrite) -> None
 
 
 def _run_simulate(exp, data, results_dir, threads, resume, overwrite) -> None:
+    from samsim.designs import whole_passes
     from samsim.report import load_report, print_report, write_report
 
     record = tuple(exp.record)
@@ -678,7 +675,7 @@ def _run_simulate(exp, data, results_dir, threads, resume, overwrite) -> None:
     for players in exp.players:
         seats = _seating(players, ",".join(exp.strategies) if exp.strategies else None,
                          ",".join(exp.pool) if exp.pool else None)
-        games = _pool_games(exp.games, seats)
+        games = whole_passes(exp.games, seats)
         out = exp.run_dir(results_dir, players)
         _run(games, players, exp.seed, data, seats,
              exp.chunk_size or DEFAULT_CHUNK, threads, out, resume, overwrite, record,

@@ -64,6 +64,12 @@ def pool_design(players: int, pool) -> Lineup:
     return Lineup(seatings, members, POOL_DESIGN)
 
 
+def whole_passes(games: int, lineup: Lineup) -> int:
+    """``games`` rounded up to whole passes through a pool design (only these are balanced)."""
+    k = len(lineup.seatings)
+    return games if lineup.design is None or games < 1 else -(-games // k) * k
+
+
 def placements(players: int, contestants: int) -> np.ndarray:
     """int64[S, C]: the seat of each contestant in every seating of a comparison, -1 where it
     sits out. Up to ``players`` contestants: every placement of them (the other seats: a field
@@ -78,4 +84,4 @@ def placements(players: int, contestants: int) -> np.ndarray:
 
 
 __all__ = ["POOL_DESIGN", "MAX_SEATINGS", "design_size", "pool_seatings", "pool_design",
-           "placements"]
+           "whole_passes", "placements"]

@@ -81,3 +81,11 @@ def test_games_of_a_pool_design_seat_everyone_equally():
     for game in (0, 77, 239):  # game k of the run is its seating played alone
         alone = engine.run_batch(1, 4, 2, game, DATA, strategies=lineup.seating(game))
         assert df[df["game"] == game]["money"].tolist() == alone.money[0].tolist()
+
+
+def test_a_pool_balance_plays_whole_passes():
+    from samsim import balance
+
+    [count] = balance.run([3], games=10, seed=1, pool=["fixed", "saver"], data=DATA)
+    assert count.games == 12  # two passes of the 6 seatings, not 10 games of an unfinished one
+    assert "every two met in 12 games" in count.design
