@@ -102,7 +102,7 @@ def test_win_rate_intervals_of_a_strategy_with_several_seats_cover_at_the_nomina
     """fixed and its twin share every game, two seats each (a pool smaller than the table), so
     each wins exactly a quarter of its seat-games in expectation. The game-clustered interval
     covers 1/4 at about 95%; Wilson's over seat-games, which treats a strategy's two seats of a
-    game as independent, was measured 2x too wide on such pools."""
+    game as independent, was 1.17x the real spread here (README, "Win rates in reports")."""
     lineup = designs.pool_design(4, ["fixed", _twin(tmp_path)])
     covered = []
     for seed in range(150):
