@@ -249,6 +249,12 @@ class ChunkStats:
             self.total.append(v.sum(axis=0))
             self.cross.append(v.T @ v)
 
+    def extend(self, other: "ChunkStats") -> None:
+        """Another tally's chunks of the same run."""
+        self.n += other.n
+        self.total += other.total
+        self.cross += other.cross
+
     def check(self, alpha: float = 0.001) -> "ChunkCheck":
         return chunk_consistency(self.n, self.total, self.cross, alpha)
 

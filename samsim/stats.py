@@ -139,11 +139,7 @@ class Tally:
             for part in parts:
                 self._push(name, part)
         for key, chunks in other.chunks.items():
-            mine = self.chunks.setdefault(key, ChunkStats())
-            for n, total, cross in zip(chunks.n, chunks.total, chunks.cross):
-                mine.n.append(n)
-                mine.total.append(total)
-                mine.cross.append(cross)
+            self.chunks.setdefault(key, ChunkStats()).extend(chunks)
         return self
 
     def chunk_checks(self) -> list[tuple[str, int, object]]:
