@@ -11,6 +11,10 @@ Conventions shared with the kernels (and with the reference engine, which reads 
 * price cards are numbered in data-file order, the grey Staff holiday card last;
 * rooms ``0 .. base_rooms-1`` are the board's grid, row by row; extra rooms follow;
 * tile kinds are the ``TILE_KINDS`` order below.
+
+Every number is also bounded so that nothing it can lead to overflows where it is stored: the
+results keep coins in int32 columns and counts in int8/int16 ones (samsim.schema), so a value that
+could push a seat past them would come back as silently wrapped numbers, not as an error.
 """
 
 from __future__ import annotations
@@ -31,6 +35,25 @@ MAX_SEATS = 6
 MAX_ROUNDS = 48
 #: Most cards a RECALL, or tourists a Staff holiday / SEND_HOME, may move (decision record slots).
 MAX_PICKS = 4
+#: Rooms a hotel may have: room sets are 16-bit maps.
+MAX_ROOMS = 16
+#: Chips of one nation: a nation's pile is a bitmap, and a seat hosts at most decisions.MAX_TAKE (30)
+#: of them at once.
+MAX_CHIPS = 30
+#: Normal price cards: hands are 16-bit masks and the Staff holiday card is the 16th.
+MAX_CARDS = 15
+#: Tiles of one kind: a game sells at most one tile per seat and round, and every game of a batch
+#: holds its own copy of the stack, so more would cost memory and change nothing.
+MAX_TILES = MAX_SEATS * MAX_ROUNDS
+#: Highest room price: the kernels order seats by ``price * 8 + seat`` below a ``1 << 30`` sentinel
+#: (rules/tourists.py next_host_nb, moves.py); a dearer card would never be offered a tourist.
+MAX_PRICE = ((1 << 30) - 8) // 8
+#: Columns of samsim.schema that hold coins: a data file may not let a seat's money or score
+#: approach the narrowest of them.
+MONEY_COLUMNS = ("money", "score", "income", "spent")
+#: The worst case below is worked out by hand from the rules; keeping it at most 1/MONEY_MARGIN of the
+#: column's range means a term it misses would have to be as large as everything else to overflow.
+MONEY_MARGIN = 2
 #: Tile kinds the rules know; a data file gives their counts.
 TILE_KINDS = ("extra_room", "suite", "pool", "switch", "send_home", "recall")
 EXTRA_ROOM, SUITE, POOL, SWITCH, SEND_HOME, RECALL = range(6)
@@ -182,6 +205,126 @@ def _ints(value, field: str, lo: int = 0, hi: int | None = None, min_len: int = 
     return [_int(v, f"{field}[{i}]", lo, hi) for i, v in enumerate(value)]
 
 
+class Worst(NamedTuple):
+    """The values that bound a seat's score, each at its worst; ``score()`` is the bound.
+
+    Money only grows by hosting tourists and by pool bonuses, and only shrinks by paying a bid the
+    seat can afford (rules/round.py), so it never drops below 0 and ends at most at ``score()``;
+    income and spending are bounded by it too (money = start + income - spent >= 0).
+    """
+
+    rounds: int
+    guests: int  # most tourists a seat hosts in a round: one group, at most two a room (a couple)
+    price: int  # dearest room price
+    buoy: int  # largest buoy value (0 without swimmers)
+    pools: int  # pools a seat can own: the pool tiles, and one tile a round at most
+    rooms: int  # rooms a hotel can reach
+    specials: int  # special tiles a seat can keep unused: the stack's, one tile a round at most
+    special_value: int
+    start: int
+
+    def score(self) -> int:
+        # a guest pays the room price doubled at most once plus its buoys per pool (payment.py); a
+        # pool pays the buoys of every swimmer in the hotel, one swimmer a room (build.py)
+        guest = 2 * self.price + self.pools * self.buoy
+        return (self.start + self.rounds * self.guests * guest + self.pools * self.rooms * self.buoy
+                + self.specials * self.special_value)
+
+
+def _most_guests(largest_group: int, factor: int, rooms: int) -> int:
+    return min(largest_group * factor, 2 * rooms)
+
+
+def worst_case(comp: Components) -> Worst:
+    """The bound a loaded data file was checked against (``worst_case(c).score()`` never exceeds
+    ``money_limit()[0]``): for callers that set money themselves, such as scripted positions."""
+    return Worst(rounds=comp.rounds,
+                 guests=_most_guests(int(comp.card_groups.max()), int(comp.round_factor.max()),
+                                     comp.max_rooms),
+                 price=int(comp.card_price[:comp.holiday_card].max()), buoy=int(comp.chip_buoy.max()),
+                 pools=min(int(comp.tile_count[POOL]), comp.rounds), rooms=comp.max_rooms,
+                 specials=min(int(comp.tile_count[SWITCH:].sum()), comp.rounds),
+                 special_value=comp.special_tile_value, start=comp.starting_money)
+
+
+def money_limit() -> tuple[int, int, str]:
+    """(most coins a seat may reach, the narrowest money column's maximum, its dtype)."""
+    # imported here, not at the top: schema pulls in pandas, which ``samsim --help`` avoids
+    from samsim import schema
+
+    columns = [c for table in schema.TABLES.values() for c in table if c.name in MONEY_COLUMNS]
+    narrowest = min(columns, key=lambda c: np.iinfo(c.dtype).max)
+    top = int(np.iinfo(narrowest.dtype).max)
+    return top // MONEY_MARGIN, top, narrowest.dtype
+
+
+def _check_money(w: Worst, bids: list[int], prices: list[int], buoys: list[int]) -> None:
+    """Refuse a file whose worst case does not fit the money columns, naming the value to lower.
+
+    The bound is linear in each money value, so the most a value may be with the others unchanged
+    is exact; the value named is the largest contribution among those that can be lowered enough.
+    """
+    limit, top, dtype = money_limit()
+    total = w.score()
+    if total > limit:
+        options = []
+        for field, name, least, value in (
+                ("game.starting_money", "start", 0, w.start),
+                (f"price_cards.prices[{prices.index(w.price)}]", "price", 0, w.price),
+                (f"chips.swimmer_buoys[{buoys.index(w.buoy)}]" if buoys else "", "buoy", 1, w.buoy),
+                ("game.special_tile_value", "special_value", 0, w.special_value)):
+            coef = w._replace(**{name: 1}).score() - w._replace(**{name: 0}).score()
+            if coef == 0 or not field:
+                continue
+            rest = total - coef * value
+            most = (limit - rest) // coef
+            if name == "price":
+                most = min(most, MAX_PRICE)
+            options.append((most >= least, coef * value, field, value, most, rest))
+        fits, _, field, value, most, rest = max(options)
+        advice = f"use at most {most:,}" if fits else \
+            f"the other values alone bring it to {rest:,}: lower them too"
+        _fail(field, f"{value} is too large: starting with {w.start:,} coins, {w.rounds} rounds of up "
+                     f"to {w.guests} guests paying up to 2 x {w.price:,} + {w.pools} pools x {w.buoy:,} "
+                     f"each, {w.pools} pool bonuses of up to {w.rooms} rooms x {w.buoy:,} and "
+                     f"{w.specials} unused special tiles x {w.special_value:,} could bring a seat's "
+                     f"score to {total:,}, beyond the {limit:,} allowed (an {dtype} results column "
+                     f"holds {top:,}; the rest is a safety margin); {advice}")
+    # Values the bound does not reach (no pools, no special tiles, a bid) are coins all the same.
+    for i, price in enumerate(prices):
+        if price > MAX_PRICE:
+            _fail(f"price_cards.prices[{i}]", f"{price} is too large: seats are put in order of "
+                                              f"price x 8 below 2**30; use at most {MAX_PRICE:,}")
+    for i, bid in enumerate(bids):
+        _int(bid, f"price_cards.bids[{i}]", 0, limit)
+    for i, buoy in enumerate(buoys):
+        _int(buoy, f"chips.swimmer_buoys[{i}]", 1, limit)
+    _int(w.special_value, "game.special_tile_value", 0, limit)
+
+
+def _check_counts(rounds: int, players: int, guests: int) -> None:
+    """Counts that add up over the rounds must fit their narrow results columns; every other count
+    is bounded by the MAX_* constants above, which fit theirs (tests/test_components.py)."""
+    from samsim import schema
+
+    per_round = {"round": (1, "the round number"),
+                 "tiles_bought": (1, "the tiles a seat buys (one a round)"),
+                 "tourists_hosted": (guests, f"the tourists a seat hosts (up to {guests} a round)")}
+    for name in ("build_ties_won", "build_ties_lost", "price_ties_won", "price_ties_lost"):
+        per_round[name] = (players - 1, (f"the ties a seat meets with {players} players (one per "
+                                         f"rival, {players - 1} a round)"))
+    for table, columns in schema.TABLES.items():
+        for col in columns:
+            if col.name not in per_round:
+                continue
+            coef, what = per_round[col.name]
+            top = int(np.iinfo(col.dtype).max)
+            if rounds * coef > top:
+                _fail("game.rounds", f"{rounds} is too large: {what} could reach {rounds * coef}, "
+                                     f"beyond the {top} of the {col.dtype} column {table}.{col.name}; "
+                                     f"use at most {top // coef}")
+
+
 def _build(doc: dict, source: str, sha256: str) -> GameData:
     known = {"meta", "game", "nations", "tiles_per_round", "price_cards", "hotel", "tiles", "chips",
              "tourist_cards"}
@@ -203,7 +346,9 @@ def _build(doc: dict, source: str, sha256: str) -> GameData:
     max_p = _int(game["max_players"], "game.max_players", min_p, MAX_SEATS)
     rounds = _int(game["rounds"], "game.rounds", 1, MAX_ROUNDS)
     doubles = _ints(game["double_rounds"], "game.double_rounds", 1, rounds)
-    factor = _int(game["double_factor"], "game.double_factor", 1)
+    # A factor above MAX_CHIPS could never pass the tourist-card check below; bounding it here also
+    # keeps a huge one out of the int64 arrays when no round is doubled.
+    factor = _int(game["double_factor"], "game.double_factor", 1, MAX_CHIPS)
     round_factor = np.ones(rounds, np.int64)
     round_factor[[r - 1 for r in doubles]] = factor
 
@@ -238,7 +383,7 @@ def _build(doc: dict, source: str, sha256: str) -> GameData:
         field = f"tiles_per_round.{p}"
         if str(p) not in tpr:
             _fail(field, f"missing the line for {p} players")
-        row = _ints(tpr[str(p)], field)
+        row = _ints(tpr[str(p)], field, 0, len(TILE_KINDS) * MAX_TILES)
         if len(row) != n_blocks:
             _fail(field, f"must give {n_blocks} values (one per {per_block} rounds), got {len(row)}")
         tiles_revealed[p] = [row[r // per_block] for r in range(rounds)]
@@ -248,26 +393,24 @@ def _build(doc: dict, source: str, sha256: str) -> GameData:
     prices = _ints(cards["prices"], "price_cards.prices", 0, min_len=1)
     if len(prices) != len(bids):
         _fail("price_cards.prices", f"must give one price per bid ({len(bids)}), got {len(prices)}")
-    if len(bids) > 15:
-        _fail("price_cards.bids", "at most 15 normal cards (hands are 16-bit masks)")
+    if len(bids) > MAX_CARDS:
+        _fail("price_cards.bids", f"at most {MAX_CARDS} normal cards (hands are 16-bit masks)")
     if len(set(zip(bids, prices))) != len(bids):
         _fail("price_cards", "two cards have the same bid and price (cards must be told apart)")
-    card_bid = np.array(bids + [-1], np.int64)
-    card_price = np.array(prices + [-1], np.int64)
 
     hotel = _section(doc, "hotel", {"floors", "rooms_per_floor"})
     floors = _int(hotel["floors"], "hotel.floors", 1)
     per_floor = _int(hotel["rooms_per_floor"], "hotel.rooms_per_floor", 1)
     base_rooms = floors * per_floor
-    if base_rooms > 16:
-        _fail("hotel", f"floors x rooms_per_floor must be at most 16 rooms, got {base_rooms}")
+    if base_rooms > MAX_ROOMS:
+        _fail("hotel", f"floors x rooms_per_floor must be at most {MAX_ROOMS} rooms, got {base_rooms}")
 
     tiles = _section(doc, "tiles", set(TILE_KINDS))
-    tile_count = np.array([_int(tiles[k], f"tiles.{k}") for k in TILE_KINDS], np.int64)
+    tile_count = np.array([_int(tiles[k], f"tiles.{k}", 0, MAX_TILES) for k in TILE_KINDS], np.int64)
     max_rooms = base_rooms + int(tile_count[EXTRA_ROOM])
-    if max_rooms > 16:
+    if max_rooms > MAX_ROOMS:
         _fail("tiles.extra_room", f"the hotel's {base_rooms} rooms plus {tile_count[EXTRA_ROOM]} extra "
-                                  f"rooms make {max_rooms}; at most 16 are supported")
+                                  f"rooms make {max_rooms}; at most {MAX_ROOMS} are supported")
     room_adjacent = np.zeros(max_rooms, np.int64)
     for r in range(base_rooms):
         row, col = divmod(r, per_floor)
@@ -282,15 +425,14 @@ def _build(doc: dict, source: str, sha256: str) -> GameData:
     chips = _section(doc, "chips", {"plain", "rich", "lover", "celebrity", "swimmer_buoys"})
     kinds: list[int] = []
     for kind, name in ((PLAIN, "plain"), (RICH, "rich"), (LOVER, "lover"), (CELEBRITY, "celebrity")):
-        kinds += [kind] * _int(chips[name], f"chips.{name}")
+        kinds += [kind] * _int(chips[name], f"chips.{name}", 0, MAX_CHIPS)
     buoys = _ints(chips["swimmer_buoys"], "chips.swimmer_buoys", 1)
     per_nation = len(kinds) + len(buoys)
-    if not 1 <= per_nation <= 30:
-        _fail("chips", f"a nation must have 1..30 chips, got {per_nation}")
+    if not 1 <= per_nation <= MAX_CHIPS:
+        _fail("chips", f"a nation must have 1..{MAX_CHIPS} chips, got {per_nation}")
     nation_kind = kinds + [SWIMMER] * len(buoys)
     nation_buoy = [0] * len(kinds) + buoys
     chip_kind = np.array(nation_kind * len(names), np.int64)
-    chip_buoy = np.array(nation_buoy * len(names), np.int64)
 
     tcards = doc.get("tourist_cards")
     if tcards is None or tcards == []:
@@ -320,6 +462,22 @@ def _build(doc: dict, source: str, sha256: str) -> GameData:
             line[p] = sizes
         lines.append(line)
     max_groups = max(len(s) for line in lines for s in line.values())
+    guests = _most_guests(max(max(s) for line in lines for s in line.values()),
+                          int(round_factor.max()), max_rooms)
+    _check_counts(rounds, max_p, guests)
+
+    # Money last: its bound needs the whole game (rooms, tiles, chips, cards). The values are still
+    # plain Python ints here, so even one past int64 is reported, not converted.
+    starting_money = _int(game["starting_money"], "game.starting_money")
+    special_value = _int(game["special_tile_value"], "game.special_tile_value")
+    _check_money(Worst(rounds=rounds, guests=guests, price=max(prices), buoy=max(buoys, default=0),
+                       pools=min(int(tile_count[POOL]), rounds), rooms=max_rooms,
+                       specials=min(int(tile_count[SWITCH:].sum()), rounds),
+                       special_value=special_value, start=starting_money),
+                 bids, prices, buoys)
+    card_bid = np.array(bids + [-1], np.int64)
+    card_price = np.array(prices + [-1], np.int64)
+    chip_buoy = np.array(nation_buoy * len(names), np.int64)
     card_groups = np.zeros((len(lines), MAX_SEATS + 1, max_groups), np.int64)
     for i, line in enumerate(lines):
         for p, sizes in line.items():
@@ -327,9 +485,9 @@ def _build(doc: dict, source: str, sha256: str) -> GameData:
 
     comp = Components(
         rounds=rounds,
-        starting_money=_int(game["starting_money"], "game.starting_money"),
+        starting_money=starting_money,
         double_factor=factor,
-        special_tile_value=_int(game["special_tile_value"], "game.special_tile_value"),
+        special_tile_value=special_value,
         holiday_removals=_int(game["holiday_removals"], "game.holiday_removals", 0, MAX_PICKS),
         send_home_removals=_int(game["send_home_removals"], "game.send_home_removals", 0, MAX_PICKS),
         recall_cards=_int(game["recall_cards"], "game.recall_cards", 0, MAX_PICKS),

@@ -436,6 +436,10 @@ MALFORMED = [
 
 @pytest.mark.parametrize("make, field, problem", [m[1:] for m in MALFORMED], ids=[m[0] for m in MALFORMED])
 def test_malformed_file_is_rejected(tmp_path, make, field, problem):
+    _assert_rejected(tmp_path, make, field, problem)
+
+
+def _assert_rejected(tmp_path, make, field, problem):
     path = write_variant(tmp_path, text=make(), name="broken.toml")
     with pytest.raises(ComponentDataError) as err:
         load(path)
@@ -473,3 +477,260 @@ def test_a_rejected_file_does_not_disturb_the_default(tmp_path):
         load(write_variant(tmp_path, ("rounds = 12", "rounds = 13")))
     assert load().sha256 == DATA.sha256
     assert np.array_equal(load().components.card_groups, C.card_groups)
+
+
+# ----------------------------------------------------------------- bounds: nothing may overflow
+# The results keep coins in int32 columns and counts in int8/int16 ones (samsim.schema); a data
+# file whose game could pass them would give silently wrapped numbers, so it is refused instead.
+INT64_MAX = 2**63 - 1
+PRICES_LINE = "prices = [3, 4, 5, 6, 7, 9, 8, 10, 11, 12]"
+OVERFLOWING = [
+    ("starting_money_past_int32", _changed(("starting_money = 25", "starting_money = 3000000000")),
+     "game.starting_money", (r"3000000000 is too large: .*score to [\d,]+, beyond the [\d,]+ allowed "
+                             r"\(an int32 results column holds 2,147,483,647.*\); use at most [\d,]+$")),
+    ("starting_money_int64_max", _changed(("starting_money = 25", f"starting_money = {INT64_MAX}")),
+     "game.starting_money", rf"{INT64_MAX} is too large: .*use at most [\d,]+$"),
+    ("starting_money_past_int64", _changed(("starting_money = 25", f"starting_money = {10**30}")),
+     "game.starting_money", r"too large: .*use at most [\d,]+$"),
+    ("room_price_2e9", _changed((PRICES_LINE, PRICES_LINE.replace("12]", "2000000000]"))),
+     "price_cards.prices[9]", r"2000000000 is too large: .*2 x 2,000,000,000.*use at most [\d,]+$"),
+    ("buoy_3e9", _changed(("swimmer_buoys = [1, 2, 3]", "swimmer_buoys = [1, 2, 3000000000]")),
+     "chips.swimmer_buoys[2]", r"3000000000 is too large: .*use at most [\d,]+$"),
+    ("special_tile_value_3e9", _changed(("special_tile_value = 3", "special_tile_value = 3000000000")),
+     "game.special_tile_value", r"3000000000 is too large: .*use at most [\d,]+$"),
+    ("bid_past_any_money", _changed(("bids = [2, 4,", "bids = [2, 3000000000,")),
+     "price_cards.bids[1]", r"must be at most 1073741823, got 3000000000"),
+    ("tile_count_past_int64", _changed(("suite = 5", f"suite = {10**20}")),
+     "tiles.suite", r"must be at most \d+, got"),
+    ("chip_count_past_int64", _changed(("plain = 8", f"plain = {10**20}")),
+     "chips.plain", r"must be at most 30, got"),
+    ("double_factor_past_int64", _changed(("double_factor = 2", f"double_factor = {10**20}")),
+     "game.double_factor", r"must be at most 30, got"),
+    ("tiles_revealed_past_int64", _changed(("3 = [1, 1, 1, 0]", f"3 = [{10**20}, 1, 1, 0]")),
+     "tiles_per_round.3[0]", r"must be at most \d+, got"),
+]
+
+
+@pytest.mark.parametrize("make, field, problem", [m[1:] for m in OVERFLOWING],
+                         ids=[m[0] for m in OVERFLOWING])
+def test_value_that_could_overflow_is_rejected(tmp_path, make, field, problem):
+    _assert_rejected(tmp_path, make, field, problem)
+
+
+def _most_allowed(tmp_path, *edits) -> int:
+    """The "use at most" of the message refusing ``edits``."""
+    with pytest.raises(ComponentDataError) as err:
+        load(write_variant(tmp_path, *edits, name="refused.toml"))
+    found = re.search(r"use at most ([\d,]+)$", str(err.value))
+    assert found, str(err.value)
+    return int(found.group(1).replace(",", ""))
+
+
+def _exactly_at_the_bound(tmp_path, old: str, template: str, field: str):
+    """The largest value the refusal allows loads and its worst case fits the money columns' budget;
+    one more is refused. Returns the data at the bound and that value."""
+    most = _most_allowed(tmp_path, (old, template.format(3_000_000_000)))
+    limit, top, _ = components.money_limit()
+    assert top == np.iinfo(np.int32).max and limit < top
+    data = load(write_variant(tmp_path, (old, template.format(most)), name="edge.toml"))
+    worst = components.worst_case(data.components)
+    assert worst.score() <= limit
+    with pytest.raises(ComponentDataError, match=re.escape(f": {field}: {most + 1} is too large")):
+        load(write_variant(tmp_path, (old, template.format(most + 1)), name="past.toml"))
+    return data, most
+
+
+def _results_hold_the_true_values(data, games=50, players=4, seed=1):
+    """Play ``games`` and compare every money column of both tables with the int64 state, and with
+    the int64 bookkeeping money = start + income - spent."""
+    from samsim import engine, schema
+
+    specs = [["random"] * players]
+    st = engine.run_batch(games, players, seed, data=data, strategies="random", record=True)
+    frame = schema.results_frame(st, 0, games, specs)
+    for name in components.MONEY_COLUMNS:
+        assert frame[name].dtype == np.int32
+        np.testing.assert_array_equal(frame[name].to_numpy(np.int64), getattr(st, name).reshape(-1))
+    rounds = schema.rounds_frame(st, 0, games, specs)
+    from samsim.state import REC_INCOME, REC_MONEY
+    np.testing.assert_array_equal(rounds["money"].to_numpy(np.int64), st.record[..., REC_MONEY].reshape(-1))
+    np.testing.assert_array_equal(rounds["income"].to_numpy(np.int64), st.record[..., REC_INCOME].reshape(-1))
+
+    c = data.components
+    money, score = frame["money"].to_numpy(np.int64), frame["score"].to_numpy(np.int64)
+    income, spent = frame["income"].to_numpy(np.int64), frame["spent"].to_numpy(np.int64)
+    np.testing.assert_array_equal(money, c.starting_money + income - spent)
+    most_spent = c.rounds * int(c.card_bid[:c.holiday_card].max())  # one tile a round at most
+    assert (spent <= most_spent).all() and (money >= 0).all()
+    assert (score >= money).all() and (score >= c.starting_money - most_spent).all()
+    assert (score <= components.worst_case(c).score()).all()
+    # and the public simulate gives the same rows
+    np.testing.assert_array_equal(engine.simulate(games, players, seed=seed, data=data)["score"]
+                                  .to_numpy(np.int64), score)
+    return frame
+
+
+def test_starting_money_at_the_bound_plays_true_numbers(tmp_path):
+    data, most = _exactly_at_the_bound(tmp_path, "starting_money = 25", "starting_money = {}",
+                                       "game.starting_money")
+    assert data.components.starting_money == most > 1_000_000_000
+    frame = _results_hold_the_true_values(data)
+    assert frame["score"].min() > 1_000_000_000  # not wrapped negative, not wrapped small
+    assert frame["income"].max() > 0
+
+
+def test_room_price_at_the_bound_plays_true_numbers(tmp_path):
+    data, most = _exactly_at_the_bound(tmp_path, PRICES_LINE, PRICES_LINE.replace("12]", "{}]"),
+                                       "price_cards.prices[9]")
+    assert data.components.card_price[9] == most > 1_000_000
+    frame = _results_hold_the_true_values(data)
+    # the dear card still hosts guests (a price past the kernels' ordering key would host none)
+    assert frame["income"].max() >= most
+
+
+ONE_ROUND = """\
+[game]
+min_players = 3
+max_players = 3
+rounds = 1
+starting_money = 0
+double_rounds = []
+double_factor = 1
+special_tile_value = 0
+holiday_removals = 1
+send_home_removals = 1
+recall_cards = 1
+
+[nations]
+names = ["England"]
+codes = ["E"]
+flags_per_nation = 1
+
+[tiles_per_round]
+rounds_per_block = 1
+3 = [0]
+
+[price_cards]
+bids = [1, 2]
+prices = [{price}, 1]
+
+[hotel]
+floors = 1
+rooms_per_floor = 1
+
+[tiles]
+extra_room = 0
+suite = 0
+pool = 0
+switch = 0
+send_home = 0
+recall = 0
+
+[chips]
+plain = 3
+rich = 0
+lover = 0
+celebrity = 0
+swimmer_buoys = []
+
+[[tourist_cards]]
+3 = [1]
+"""
+
+
+def test_room_price_is_bounded_by_the_seat_order_key_too(tmp_path):
+    """One round of one guest earns at most twice a price: the money columns would allow ~5e8, but
+    the kernels order hosts by price x 8 below 2**30, so the bound there is MAX_PRICE."""
+    assert components.money_limit()[0] // 2 > components.MAX_PRICE
+    ok = load(write_variant(tmp_path, text=ONE_ROUND.format(price=components.MAX_PRICE)))
+    assert ok.components.card_price[0] == components.MAX_PRICE
+    with pytest.raises(ComponentDataError) as err:
+        load(write_variant(tmp_path, text=ONE_ROUND.format(price=components.MAX_PRICE + 1)))
+    assert re.search(rf": price_cards\.prices\[0\]: {components.MAX_PRICE + 1} is too large: .*"
+                     rf"use at most {components.MAX_PRICE:,}$", str(err.value)), str(err.value)
+
+
+def _rounds_variant(rounds: int, flags: int) -> str:
+    """The default file with ``rounds`` rounds (4 nations x ``flags`` flags), no tiles revealed and
+    the tourist cards repeated to serve every round."""
+    head, cards = tourist_card_blocks()
+    head = _apply(head, [("rounds = 12", f"rounds = {rounds}"),
+                         ("flags_per_nation = 3", f"flags_per_nation = {flags}"),
+                         ("rounds_per_block = 3", f"rounds_per_block = {rounds}")])
+    # the stack's 19 tiles could not serve the default's reveals for that many rounds
+    head = re.sub(r"^([3-6]) = \[.*\]$", r"\1 = [0]", head, flags=re.M)
+    return head + "".join("[[tourist_cards]]\n" + c for c in cards * 3)
+
+
+def test_rounds_whose_tie_counts_pass_int8_are_rejected(tmp_path):
+    """A seat meets up to players - 1 ties a round in each tie column, an int8 of the results."""
+    from samsim import schema
+
+    top = np.iinfo(next(c.dtype for c in schema.RESULTS if c.name == "build_ties_won")).max
+    most = top // (6 - 1)
+    assert 24 <= most < 28
+    data = load(write_variant(tmp_path, text=_rounds_variant(24, 6)))
+    assert data.components.rounds == 24
+    with pytest.raises(ComponentDataError) as err:
+        load(write_variant(tmp_path, text=_rounds_variant(28, 7)))
+    message = str(err.value)
+    assert re.search(rf": game\.rounds: 28 is too large: .*6 players.*reach 140, beyond the {top} of "
+                     rf"the int8 column results\.build_ties_won; use at most {most}$", message), message
+    # with at most 5 players the same 28 rounds fit (4 rivals x 28 = 112)
+    text = _rounds_variant(28, 7).replace("max_players = 6", "max_players = 5")
+    assert load(write_variant(tmp_path, text=re.sub(r"^6 = \[.*\]\n", "", text, flags=re.M))
+                ).components.rounds == 28
+
+
+def test_every_narrow_count_column_fits_its_largest_value():
+    """The counts not checked per file are bounded by the module's MAX_* limits: each must fit its
+    column, and a new narrow column must be added here (so someone works out its bound)."""
+    from samsim import schema
+    from samsim.decisions import MAX_TAKE
+
+    most_guests = min(components.MAX_CHIPS, MAX_TAKE)
+    largest = {
+        ("results", "seat"): components.MAX_SEATS - 1,
+        ("results", "players"): components.MAX_SEATS,
+        ("results", "free_rooms"): components.MAX_ROOMS,
+        ("results", "rank"): components.MAX_SEATS,
+        ("results", "tiles_bought"): components.MAX_ROUNDS,  # one a round; checked per file too
+        ("results", "tourists_hosted"): components.MAX_ROUNDS * most_guests,
+        ("results", "build_ties_won"): None, ("results", "build_ties_lost"): None,  # per file
+        ("results", "price_ties_won"): None, ("results", "price_ties_lost"): None,
+        ("rounds", "seat"): components.MAX_SEATS - 1,
+        ("rounds", "players"): components.MAX_SEATS,
+        ("rounds", "round"): components.MAX_ROUNDS,
+        ("rounds", "rooms_filled"): components.MAX_ROOMS,
+        ("rounds", "card"): components.MAX_CARDS,  # the Staff holiday card's index
+        ("rounds", "tile"): len(TILE_KINDS) - 1,
+        ("rounds", "hosted"): most_guests,
+        ("rounds", "arrived"): components.MAX_CHIPS,
+        ("rounds", "free_rooms"): components.MAX_SEATS * components.MAX_ROOMS,
+        ("rounds", "turned_away"): components.MAX_CHIPS,
+    }
+    narrow = {(t, c.name): c.dtype for t, cols in schema.TABLES.items() for c in cols
+              if c.dtype in ("int8", "int16")}
+    assert set(narrow) == set(largest)
+    for key, most in largest.items():
+        if most is not None:
+            assert most <= np.iinfo(narrow[key]).max, (key, most, narrow[key])
+    # a file may not get past these limits
+    assert components.MAX_TILES < np.iinfo(np.int64).max and components.MAX_PRICE * 8 + 8 <= 1 << 30
+
+
+def test_cli_refuses_an_overflowing_file_in_one_line(tmp_path):
+    import subprocess
+    import sys
+
+    samsim = Path(sys.executable).with_name("samsim")
+    assert samsim.exists(), samsim
+    path = write_variant(tmp_path, ("starting_money = 25", "starting_money = 3000000000"))
+    done = subprocess.run([str(samsim), "simulate", "--rules", str(path), "--games", "10"],
+                          capture_output=True, text=True, timeout=600, cwd=tmp_path,
+                          stdin=subprocess.DEVNULL, check=False)
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("samsim: error: "), done.stderr
+    assert "game.starting_money: 3000000000 is too large" in lines[0] and "use at most" in lines[0]
+    assert done.stdout == "" and not list(tmp_path.rglob("*.parquet"))
