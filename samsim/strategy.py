@@ -1,8 +1,10 @@
 """The strategy contract: what a strategy sees, how it is named and parametrised, how seats reach it.
 
 A strategy is a Python module (``strategies/greedy.py``, or any file or module a user names) with a
-one-paragraph docstring, a ``PARAMS`` dict of named numeric parameters and their defaults, and up
-to six compiled decision functions, one per decision of the game::
+one-paragraph docstring, a ``PARAMS`` dict of named numeric parameters and their defaults, a
+``LIMITS`` dict with the inclusive range of each (a value outside it is refused, so a typo such as
+``margin=1e308`` cannot quietly play a meaningless game), and up to six compiled decision
+functions, one per decision of the game::
 
     card(comp, view, params, rng, out)       price card, and the RECALL tile (cards taken back first)
     switch(comp, view, params, rng, out)     the SWITCH tile, after the reveal
@@ -34,10 +36,13 @@ compile, not a new engine.
 from __future__ import annotations
 
 import ast
+import dis
 import hashlib
 import importlib
 import importlib.util
+import os
 import pkgutil
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -124,10 +129,10 @@ class StrategyError(ValueError):
 class StrategyInfo:
     """A loaded strategy module, checked against the contract."""
 
-    name: str
+    name: str  # the module's name, or name@<hash8> where it shadows a built-in with other code
     module: ModuleType
     defaults: dict[str, float]
-    limits: dict[str, tuple[float, float]]  # optional bounds (LIMITS), inclusive
+    limits: dict[str, tuple[float, float]]  # LIMITS: every parameter's range, inclusive
     source_hash: str  # of the module's file and the Python files beside it (helpers it may import)
 
     @property
@@ -158,9 +163,9 @@ class StrategyInfo:
             try:
                 out.append(abi.address(self.function(stage), self._sources(stage)))
             except numba.core.errors.NumbaError as exc:
-                first = str(exc).strip().splitlines()[0]
-                raise StrategyError(f"strategy {self.name!r}: {stage} does not compile: "
-                                    f"{first}") from exc
+                where, reason = _compile_error(str(exc), self.module, self.function(stage))
+                raise StrategyError(f"strategy {self.name!r}: {stage} does not compile{where}: "
+                                    f"{reason}") from exc
         return out
 
     def cached(self) -> bool:
@@ -193,6 +198,81 @@ def _fmt(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else repr(float(value))
 
 
+def _shown(path) -> str:
+    """A path as the user would type it: relative to the working directory when inside it."""
+    path = Path(path)
+    try:
+        return f"./{path.resolve().relative_to(Path.cwd().resolve())}"
+    except ValueError:
+        return str(path)
+
+
+#: Where Numba says an error is: ``File "x.py", line 12:`` and ``... at /abs/x.py (12)``.
+_NUMBA_WHERE = re.compile(r'File "([^"]+)", line (\d+)|\bat (\S+\.py) \((\d+)\)')
+_NUMBA_NOISE = ("Failed in ", "During:", "- Resolution failure", "There are ", "raised from",
+                "<source elided>")
+
+
+def _compile_error(text: str, module: ModuleType, fn=None) -> tuple[str, str]:
+    """(" (file, line N)", reason) for Numba's error ``text`` about ``fn`` of ``module``: the place
+    in the strategy's own files (its module and the helpers beside it; Numba's first mention is
+    the innermost, where the error is), else its module file; and the line of the message that
+    says what is wrong, not the pipeline stage Numba's first line names."""
+    file = getattr(module, "__file__", None)
+    where = ""
+    if file:
+        own = {p.resolve() for p in Path(file).resolve().parent.glob("*.py")}
+        where = f" ({_shown(file)})"
+        places = [(m.group(1), m.group(2)) if m.group(1) else m.groups()[2:]
+                  for m in _NUMBA_WHERE.finditer(text)]
+        undefined = re.search(r"NameError: name '(\w+)' is not defined", text)
+        if undefined:  # Numba names no place, or the call of the helper that uses the name
+            places.insert(0, _loaded_at(undefined.group(1), module, fn))
+        for path, line in places:
+            try:
+                found = Path(os.path.abspath(path)).resolve() if path else None
+            except OSError:
+                continue
+            if found in own:
+                where = f" ({_shown(found)}, line {line})"
+                break
+    if "NRT required but not enabled" in text or "Only accept returning of array passed" in text:
+        return where, ("it allocates memory (a new array, list or string), which a decision "
+                       "function may not: write into out, or keep state in view.memo")
+    lines = text.splitlines()
+    in_source = False
+    for k, line in enumerate(lines):
+        if line.startswith("File "):  # then the source excerpt, up to a blank line
+            in_source = True
+            continue
+        if in_source or not line.strip() or line[0].isspace() or line.startswith(_NUMBA_NOISE) \
+                or line.strip() == "None":
+            in_source = in_source and bool(line.strip())
+            continue
+        if line.rstrip().endswith("found for signature:"):
+            signature = next((rest.strip()[3:].strip() for rest in lines[k + 1:]
+                              if rest.strip().startswith(">>>")), None)
+            if signature:
+                return where, f"Numba has no implementation of {signature}"
+        return where, line.strip()
+    return where, (text.strip().splitlines() or ["(no message)"])[0]
+
+
+def _loaded_at(name: str, module: ModuleType, fn=None) -> tuple[str | None, int | None]:
+    """(file, line) of the first use of the global ``name`` in ``fn``, else in a compiled function
+    of ``module``; (None, None) if none uses it."""
+    funcs = [getattr(fn, "py_func", fn)] if fn is not None else []
+    funcs += [v.py_func for v in vars(module).values()
+              if isinstance(v, numba.core.registry.CPUDispatcher)
+              and v.py_func.__module__ == module.__name__]
+    for func in funcs:
+        for ins in dis.get_instructions(func):
+            if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME") and ins.argval == name \
+                    and ins.positions and ins.positions.lineno:
+                return func.__code__.co_filename, ins.positions.lineno
+    return None, None
+
+
 def _hash_sources(path: Path) -> str:
     digest = hashlib.sha256()
     for sibling in sorted(path.parent.glob("*.py")):
@@ -212,12 +292,7 @@ def _check_module(name: str, module: ModuleType) -> StrategyInfo:
         raise StrategyError(f"strategy {name!r} ({where}): at most {MAX_PARAMS} parameters")
     if not (module.__doc__ or "").strip():
         raise StrategyError(f"strategy {name!r} ({where}): needs a docstring saying its idea")
-    limits = getattr(module, "LIMITS", {})
-    if not isinstance(limits, dict) or set(limits) - set(defaults) or not all(
-            isinstance(v, tuple) and len(v) == 2 and v[0] <= defaults[k] <= v[1]
-            for k, v in limits.items()):
-        raise StrategyError(f"strategy {name!r} ({where}): LIMITS must map parameter names to "
-                            f"(low, high) pairs that hold the defaults")
+    limits = _check_limits(name, where, defaults, getattr(module, "LIMITS", {}))
     defined = [s for s in STAGES if hasattr(module, s)]
     if not defined:
         raise StrategyError(f"strategy {name!r} ({where}): defines none of the decision "
@@ -229,8 +304,49 @@ def _check_module(name: str, module: ModuleType) -> StrategyInfo:
                                 f"it with @samsim.strategy.decision")
     file = getattr(module, "__file__", None)
     source_hash = _hash_sources(Path(file)) if file else "nofile"
-    return StrategyInfo(name, module, {k: float(v) for k, v in defaults.items()},
-                        {k: (float(lo), float(hi)) for k, (lo, hi) in limits.items()}, source_hash)
+    return StrategyInfo(_label(name, module, source_hash), module,
+                        {k: float(v) for k, v in defaults.items()}, limits, source_hash)
+
+
+def _check_limits(name: str, where: str, defaults: dict, limits) -> dict[str, tuple[float, float]]:
+    """Every parameter's range. Required, not optional: a parameter without one takes any
+    number, so a slip (``margin=1e308``, a sign) plays games that mean nothing and look fine."""
+    example = "LIMITS = {'margin': (0, 20)}"
+    if not isinstance(limits, dict):
+        raise StrategyError(f"strategy {name!r} ({where}): LIMITS must be a dict of parameter "
+                            f"name -> (low, high), e.g. {example}")
+    extra = sorted(set(limits) - set(defaults))
+    if extra:
+        raise StrategyError(f"strategy {name!r} ({where}): LIMITS names {extra[0]!r}, which is "
+                            f"not in PARAMS")
+    missing = [k for k in defaults if k not in limits]
+    if missing:
+        raise StrategyError(f"strategy {name!r} ({where}): parameter {missing[0]!r} has no range: "
+                            f"add LIMITS = {{{missing[0]!r}: (low, high)}} (inclusive, holding its "
+                            f"default {_fmt(defaults[missing[0]])})")
+    out = {}
+    for k, pair in limits.items():
+        if not (isinstance(pair, (tuple, list)) and len(pair) == 2 and all(
+                isinstance(v, (int, float)) and not isinstance(v, bool) for v in pair)
+                and pair[0] <= defaults[k] <= pair[1]):
+            raise StrategyError(f"strategy {name!r} ({where}): LIMITS[{k!r}] must be a "
+                                f"(low, high) pair of numbers holding the default "
+                                f"{_fmt(defaults[k])}, got {pair!r}")
+        out[k] = (float(pair[0]), float(pair[1]))
+    return out
+
+
+def _label(name: str, module: ModuleType, source_hash: str) -> str:
+    """The name runs and reports give the strategy: ``name``, unless its file is named after a
+    built-in but holds other code; then ``name@<hash8>``, so that its games are never labelled,
+    reported or pooled as the built-in's (nor as an earlier version of the same file)."""
+    file = getattr(module, "__file__", None)
+    if not file or name not in _builtin_names() or module.__name__ == f"strategies.{name}":
+        return name
+    builtin = _library_dir() / f"{name}.py"
+    if Path(file).resolve() == builtin.resolve() or Path(file).read_bytes() == builtin.read_bytes():
+        return name  # a copy of the built-in: the same code, the same name
+    return f"{name}@{source_hash[:8]}"
 
 
 def _library_dir() -> Path:
@@ -291,9 +407,12 @@ def _load_file(path: Path) -> StrategyInfo:
 
 
 def load_strategy(name: str) -> StrategyInfo:
-    """A strategy by name (built-in or ``./strategies``), file path (``my/bot.py``) or module."""
+    """A strategy by name (built-in or ``./strategies``), file path (``my/bot.py``) or module;
+    ``greedy@1a2b3c4d``: the strategy found as ``greedy``, only if it is still that code."""
     if name.endswith(".py") or "/" in name or "\\" in name:
         return _load_file(Path(name))
+    if "@" in name:
+        return _load_pinned(name)
     where = available().get(name)
     if where is None and "." in name:
         where = name
@@ -310,6 +429,29 @@ def load_strategy(name: str) -> StrategyInfo:
             raise StrategyError(f"strategy module {where!r} could not be imported: {exc}") from exc
         _LOADED[key] = _check_module(name.rsplit(".", 1)[-1], module)
     return _LOADED[key]
+
+
+def _load_pinned(name: str) -> StrategyInfo:
+    """``base@hash8``, the name of a file that shadows the built-in ``base``: the strategy found
+    as ``base`` if its sources still have that hash. A name records code, not a file, so a run
+    recorded under it is never resumed, compared or replayed with other code."""
+    base, _, digest = name.partition("@")
+    if not re.fullmatch(r"[0-9a-f]{8}", digest):
+        raise StrategyError(f"{name!r}: after @ come the first 8 hex digits of the strategy's "
+                            f"source hash, e.g. {base}@1a2b3c4d (samsim strategies shows them)")
+    info = load_strategy(base)
+    if info.name.rpartition("@")[2] == digest:
+        return info
+    if "@" in info.name:
+        raise StrategyError(f"{name}: {_shown(info.module.__file__)} (or a file beside it) has "
+                            f"changed since (now {info.name})")
+    if base in _builtin_names():
+        raise StrategyError(f"{name}: no file here replaces the built-in {base} with that code "
+                            f"({base} is now the built-in strategy); write {base!r} if the "
+                            f"built-in is meant, or run from the folder holding that "
+                            f"strategies/{base}.py")
+    raise StrategyError(f"{name}: {base} is not named after a built-in strategy, so it has no "
+                        f"@ name; write {base!r}")
 
 
 def _number(node: ast.expr, where: str) -> float:
@@ -358,6 +500,10 @@ def parse_spec(spec: str | Strategy) -> Strategy:
                                 f"undercut(margin=1, scarce=0.5)") from None
         if call.args or any(k.arg is None for k in call.keywords):
             raise StrategyError(f"{text!r}: write parameters as name=value, e.g. undercut(margin=1)")
+        names = [k.arg for k in call.keywords]
+        twice = next((n for n in names if names.count(n) > 1), None)
+        if twice:  # ast keeps both (only compiling a call would refuse it): refuse, not last-wins
+            raise StrategyError(f"{text!r}: parameter {twice} is given twice")
         given = {k.arg: _number(k.value, text) for k in call.keywords}
     info = load_strategy(name)
     return with_params(info, given, text)
@@ -374,7 +520,7 @@ def with_params(info: StrategyInfo, given: dict, where: str | None = None) -> St
         if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) \
                 or not np.isfinite(v):
             raise StrategyError(f"{where}: parameter {k} must be a finite number, got {v!r}")
-        lo, hi = info.limits.get(k, (-np.inf, np.inf))
+        lo, hi = info.limits[k]
         if not lo <= v <= hi:
             raise StrategyError(f"{where}: parameter {k} must be in {_fmt(lo)}..{_fmt(hi)}, got {v!r}")
     return Strategy(info, {k: float(given.get(k, v)) for k, v in info.defaults.items()})

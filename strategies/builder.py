@@ -9,6 +9,10 @@ from samsim.moves import G, best_card_now_nb, best_tile_nb, buy_nb, typical_prof
 from samsim.strategy import decision
 
 PARAMS = {"early": 6, "eager": 1.8}
+# early: rounds, compared with the 0-based round number: 0 is never eager, 12 (every round of the
+# game) eager all game. eager: multiplies a tile's estimated worth against its bid, as greedy's
+# tile_scale: 0 buys no tile early; at 10 nearly every tile beats even the dearest bid (20).
+LIMITS = {"early": (0, 12), "eager": (0, 10)}
 
 
 @decision

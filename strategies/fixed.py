@@ -9,7 +9,7 @@ from samsim.moves import G, cheapest_in_nb, dearest_in_nb
 from samsim.strategy import decision
 
 PARAMS = {"dearest_first": 0}
-LIMITS = {"dearest_first": (0, 1)}
+LIMITS = {"dearest_first": (0, 1)}  # a switch: any value above 0 plays dearest first
 
 
 @decision

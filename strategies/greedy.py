@@ -10,6 +10,10 @@ from samsim.moves import best_card_now_nb, typical_profile_nb
 from samsim.strategy import decision
 
 PARAMS = {"tile_scale": 1.0}
+# tile_scale multiplies a tile's estimated worth against its bid: 0 buys no tile; at 10 a special
+# tile (estimated at 4 coins) and a room bought before the last rounds beat even the dearest bid
+# (20), so a larger scale only adds last-round purchases.
+LIMITS = {"tile_scale": (0, 10)}
 
 
 @decision

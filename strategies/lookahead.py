@@ -18,7 +18,13 @@ from samsim.rng import below
 from samsim.strategy import decision
 
 PARAMS = {"samples": 12, "keep": 0.5, "switch_gain": 4, "full": 1, "worth": 8}
-LIMITS = {"samples": (1, 1000), "keep": (0, 10), "switch_gain": (0, 1000)}
+# samples: guesses per candidate card, at least one; the card choice's time grows with it, and
+# 1000 takes about 80 times the default's. keep: what spending a card costs later rounds is up to
+# 2 x keep x its price: at 10 up to 240 coins, more than a round ever brought a seat (180,
+# measured: see holiday), so beyond it the cost swamps the round's money. switch_gain, full,
+# worth: coins and rooms as in the holiday strategy, so a switch_gain of 200 means never switch.
+LIMITS = {"samples": (1, 1000), "keep": (0, 10), "switch_gain": (0, 200), "full": (0, 12),
+          "worth": (0, 200)}
 
 
 @decision(inline=True)

@@ -19,7 +19,7 @@ from samsim.rules.hotel import free_rooms_nb, single_lover_rooms_nb
 from samsim.strategy import decision
 
 PARAMS = {"recall_pct": 25, "switch_pct": 25, "send_home_pct": 25, "take_pct": 50}
-LIMITS = {name: (0, 100) for name in PARAMS}
+LIMITS = {name: (0, 100) for name in PARAMS}  # percentages: chances of a draw
 RECALL_PCT, SWITCH_PCT, SEND_HOME_PCT, TAKE_PCT = range(4)
 
 

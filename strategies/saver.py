@@ -10,6 +10,10 @@ from samsim.moves import (G, best_take_nb, dearest_in_nb, default_build, largest
 from samsim.strategy import decision
 
 PARAMS = {"min_group": 3}
+# min_group: tourists in the largest group on offer, 1 to 8 outside a double round (the 6-player
+# cards): at 1 it takes every group, from 9 none outside the big rounds; 16 (a doubled group of 8)
+# is the most any round shows.
+LIMITS = {"min_group": (1, 16)}
 
 
 @decision

@@ -13,6 +13,12 @@ from samsim.rules.hotel import free_rooms_nb
 from samsim.strategy import decision
 
 PARAMS = {"margin": 1, "scarce": 1.0}
+# margin: coins below a rival's expected room price. Negative would mean playing above it, not
+# undercutting; from the dearest price on (12; 15 in the steepest sensitivity variant) no card is
+# low enough and it plays its cheapest, so 20 covers every distinct margin. scarce: tourists on
+# offer per free room at the table: at 0 it always plays high; a round offers at most 18 tourists
+# (the doubled 6-player groups), so from 20 it plays high only when every room is taken.
+LIMITS = {"margin": (0, 20), "scarce": (0, 20)}
 
 
 @decision

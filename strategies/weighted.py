@@ -16,6 +16,10 @@ from samsim.strategy import decision
 
 PARAMS = {"w_money": 1.0, "w_price": 0.0, "w_bid": 0.0, "w_double": 0.5, "w_scarce": 0.0,
           "w_future": -0.6, "w_rivals": 0.0, "w_holiday": -5.0, "w_full": 0.0}
+# Only the order of the scores decides, and scaling every weight by one positive factor keeps
+# it: any weighting is one with all weights in -10..10 (ratios up to 1000:1 at two decimals), so a
+# weight beyond that only says the others are negligible.
+LIMITS = {name: (-10, 10) for name in PARAMS}
 W_MONEY, W_PRICE, W_BID, W_DOUBLE, W_SCARCE, W_FUTURE, W_RIVALS, W_HOLIDAY, W_FULL = range(9)
 
 

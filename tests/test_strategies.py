@@ -134,12 +134,79 @@ def test_specs_round_trip_and_override_defaults():
     ("greedy(tile_scale=x)", r"parameter values must be numbers"),
     ("greedy(2)", r"write parameters as name=value"),
     ("lookahead(samples=0)", r"samples must be in 1\.\.1000, got 0"),
+    ("undercut(margin=-5)", r"parameter margin must be in 0\.\.20, got -5"),
+    ("undercut(margin=1e308)", r"parameter margin must be in 0\.\.20, got 1e\+308"),
+    ("undercut(margin=2,margin=3)",
+     r"^'undercut\(margin=2,margin=3\)': parameter margin is given twice$"),
+    ("undercut(margin=2, scarce=1, margin=2)", r"parameter margin is given twice"),
+    ("greedy@xyz", r"after @ come the first 8 hex digits"),
+    ("undercut@1a2b3c4d", (r"undercut@1a2b3c4d: no file here replaces the built-in undercut .*"
+                           r"write 'undercut' if the built-in is meant")),
     ("", r"a strategy must be named"),
     ("missing/file.py", r"strategy file missing/file\.py does not exist"),
 ])
 def test_bad_specs_say_what_is_wrong(spec, message):
     with pytest.raises(StrategyError, match=message):
         parse_spec(spec)
+
+
+def test_every_library_parameter_has_a_range_holding_its_default():
+    """A parameter without a range takes any number (``undercut(margin=1e308)`` played games that
+    meant nothing): every built-in parameter declares one, finite, around its default."""
+    import importlib
+
+    names = strategy._builtin_names()
+    assert sorted(names) == sorted(LIBRARY)
+    for name in names:
+        module = importlib.import_module(f"strategies.{name}")
+        params, limits = module.PARAMS, getattr(module, "LIMITS", {})
+        assert set(limits) == set(params), f"{name}: LIMITS must cover exactly PARAMS"
+        for param, default in params.items():
+            lo, hi = limits[param]
+            assert np.isfinite(lo) and np.isfinite(hi) and lo <= default <= hi, (name, param)
+        info = strategy.load_strategy(name)
+        assert info.limits == {k: (float(lo), float(hi)) for k, (lo, hi) in limits.items()}
+
+
+STRATEGY_WITH_LIMITS = '''"""Test: plays its cheapest card."""
+from samsim.decisions import CARD
+from samsim.moves import G, cheapest_in_nb
+from samsim.strategy import decision
+
+PARAMS = {"plenty": 6, "other": 0.5}
+LIMITS = %s
+
+
+@decision
+def card(comp, view, params, rng, out):
+    out[CARD] = cheapest_in_nb(comp, view.hand[G, view.me])
+'''
+
+
+@pytest.mark.parametrize("limits, message", [
+    ('{"plenty": (0, 20)}', (r"parameter 'other' has no range: add LIMITS = \{'other': "
+                             r"\(low, high\)\} \(inclusive, holding its default 0\.5\)")),
+    ('{"plenty": (0, 20), "other": (1, 2)}', (r"LIMITS\['other'\] must be a \(low, high\) "
+                                              r"pair of numbers holding the default 0\.5, "
+                                              r"got \(1, 2\)")),
+    ('{"plenty": (0, 20), "other": (0, "1")}', r"LIMITS\['other'\] must be a \(low, high\) pair"),
+    ('{"plenty": (0, 20), "other": (0, 1), "typo": (0, 1)}',
+     r"LIMITS names 'typo', which is not in PARAMS"),
+    ('[(0, 20)]', r"LIMITS must be a dict of parameter name -> \(low, high\)"),
+])
+def test_a_parameter_needs_a_range(tmp_path, limits, message):
+    path = tmp_path / "mine.py"
+    path.write_text(STRATEGY_WITH_LIMITS % limits)
+    with pytest.raises(StrategyError, match=r"strategy 'mine' \(.*mine\.py\): " + message):
+        parse_spec(str(path))
+
+
+def test_a_strategy_with_ranges_is_held_to_them(tmp_path):
+    path = tmp_path / "mine.py"
+    path.write_text(STRATEGY_WITH_LIMITS % '{"plenty": [0, 20], "other": (0, 1)}')
+    assert parse_spec(f"{path}(plenty=20, other=0)").params == {"plenty": 20.0, "other": 0.0}
+    with pytest.raises(StrategyError, match=r"parameter plenty must be in 0\.\.20, got 21"):
+        parse_spec(f"{path}(plenty=21)")
 
 
 def test_a_broken_strategy_file_is_reported(tmp_path):
@@ -184,3 +251,69 @@ def test_a_local_copy_of_a_builtin_is_the_builtin(tmp_path, monkeypatch):
     found = strategy.available()
     assert found["greedy"] == "strategies.greedy"
     assert found["saver"].endswith("saver.py")  # the user's file
+
+
+def _shadowing_greedy(folder, change="\n# mine: the same play, another file\n"):
+    library = strategy._library_dir()
+    (folder / "strategies").mkdir(exist_ok=True)
+    source = (library / "greedy.py").read_text(encoding="utf-8")
+    (folder / "strategies" / "greedy.py").write_text(source + change, encoding="utf-8")
+
+
+def test_a_local_file_shadowing_a_builtin_is_named_apart(tmp_path, monkeypatch):
+    """``greedy`` finds ./strategies/greedy.py (how users override), but its games must never be
+    labelled, reported or pooled as the built-in's: its name carries its source hash."""
+    _shadowing_greedy(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    mine = parse_spec("greedy")
+    name = mine.spec()
+    assert name.startswith("greedy@") and len(name) == len("greedy@") + 8, name
+    assert name == f"greedy@{mine.info.source_hash[:8]}"
+    assert mine.info.where == str(tmp_path / "strategies" / "greedy.py")
+    assert [strategy.load_strategy(n).name for n in strategy.available()].count(name) == 1
+    # the name finds the same code again, with parameters too
+    assert parse_spec(name).info is mine.info
+    tuned = parse_spec("greedy(tile_scale=2)")
+    assert tuned.spec() == f"{name}(tile_scale=2)" and parse_spec(tuned.spec()) == tuned
+    # seated beside the built-in (reached by its module), the two are never one member
+    builtin = parse_spec("strategies.greedy")
+    assert builtin.spec() == "greedy"
+    line = strategy.Lineup([mine, builtin, mine, tuned])
+    assert line.config() == {"seatings": [[name, "greedy", name, f"{name}(tile_scale=2)"]]}
+    assert len(line.members) == 3 and len(line.infos) == 2
+    # another hash: refused, naming the current one
+    other = "0" * 8 if name[-8:] != "0" * 8 else "1" * 8
+    with pytest.raises(StrategyError, match=rf"^greedy@{other}: ./strategies/greedy\.py \(or a "
+                                            rf"file beside it\) has changed since \(now {name}\)$"):
+        parse_spec(f"greedy@{other}")
+    _shadowing_greedy(tmp_path, "\n# edited\n")
+    edited = parse_spec("greedy").spec()
+    assert edited.startswith("greedy@") and edited != name
+    with pytest.raises(StrategyError, match=rf"has changed since \(now {edited}\)"):
+        parse_spec(name)
+    # the file removed: the name is the built-in again, and the old @ name says so
+    (tmp_path / "strategies" / "greedy.py").unlink()
+    assert parse_spec("greedy").spec() == "greedy"
+    with pytest.raises(StrategyError, match=r"greedy is now the built-in strategy\); write "
+                                            r"'greedy' if the built-in is meant"):
+        parse_spec(name)
+
+
+def test_an_identical_local_copy_keeps_the_builtin_name(tmp_path, monkeypatch):
+    _shadowing_greedy(tmp_path, "")
+    monkeypatch.chdir(tmp_path)
+    assert parse_spec("greedy").spec() == "greedy"
+    assert strategy.load_strategy(str(tmp_path / "strategies" / "greedy.py")).name == "greedy"
+    with pytest.raises(StrategyError, match=r"is now the built-in strategy"):
+        parse_spec("greedy@1a2b3c4d")
+
+
+def test_a_local_strategy_with_its_own_name_has_no_at_name(tmp_path, monkeypatch):
+    (tmp_path / "strategies").mkdir()
+    (tmp_path / "strategies" / "mine.py").write_text(STRATEGY_WITH_LIMITS
+                                                     % '{"plenty": (0, 20), "other": (0, 1)}')
+    monkeypatch.chdir(tmp_path)
+    assert parse_spec("mine").spec() == "mine"
+    with pytest.raises(StrategyError, match=r"mine@1a2b3c4d: mine is not named after a built-in "
+                                            r"strategy, so it has no @ name; write 'mine'"):
+        parse_spec("mine@1a2b3c4d")

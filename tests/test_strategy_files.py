@@ -13,6 +13,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from samsim import strategy
+
 README = Path(__file__).resolve().parent.parent / "README.md"
 
 RUN = """
@@ -61,3 +65,66 @@ def test_the_readme_strategy_runs_and_an_edit_is_never_stale(tmp_path):
     assert after["money"] != first["money"], "the edit did not change the games: stale code ran"
     fresh = sorted(p.name for p in (tmp_path / "cache").rglob("*.nbi") if "cautious" in p.name)
     assert len(fresh) > len(entries), "the edited strategy's entry points were not compiled anew"
+
+
+BAD = '''"""Bad: a strategy Numba cannot compile (the test of its error message)."""
+import numpy as np
+
+from samsim.decisions import CARD
+from samsim.strategy import decision
+
+PARAMS = {}
+
+
+@decision
+def helper(view):
+    return view.me + 1
+
+
+@decision
+def card(comp, view, params, rng, out):
+    x = helper(view)
+    %s
+'''
+
+
+@pytest.mark.parametrize("line, reason", [
+    ('out[CARD] = "high"', (r"Numba has no implementation of setitem\(array\(int64, 1d, C\), "
+                            r"int64, Literal\[str\]\(high\)\)")),
+    ("out[CARD] = nosuch(x)", r"NameError: name 'nosuch' is not defined"),
+    ("out[CARD] = np.zeros(3, np.int64)[x]", r"it allocates memory"),
+    ("out[CARD] = view.hand.copy()[0, x]", r"it allocates memory"),
+])
+def test_a_strategy_that_does_not_compile_names_its_file_and_line(tmp_path, line, reason):
+    """Numba's first line names only the pipeline stage ("Failed in nopython mode pipeline (step:
+    native lowering)"): the user needs the line of their file and what is wrong with it."""
+    path = tmp_path / "bot.py"
+    path.write_text(BAD % line)
+    info = strategy.parse_spec(str(path)).info
+    with pytest.raises(strategy.StrategyError) as caught:
+        info.addresses()
+    message = str(caught.value)
+    assert "\n" not in message
+    assert re.match(rf"strategy 'bot': card does not compile \({re.escape(str(path))}, line 18\): "
+                    rf"{reason}", message), message
+
+
+def test_an_undefined_name_in_a_helper_is_found_where_it_is_used(tmp_path):
+    """Numba places it at the call of the helper (or nowhere): the line that uses it is line 12."""
+    path = tmp_path / "bot.py"
+    path.write_text(BAD.replace("return view.me + 1", "return nosuch(view.me)") % "out[CARD] = x")
+    with pytest.raises(strategy.StrategyError, match=rf"^strategy 'bot': card does not compile "
+                       rf"\({re.escape(str(path))}, line 12\): NameError: name 'nosuch' is not "
+                       rf"defined$"):
+        strategy.parse_spec(str(path)).info.addresses()
+
+
+def test_a_compile_error_without_a_place_in_the_strategy_names_its_file(tmp_path):
+    path = tmp_path / "bot.py"
+    path.write_text(BAD % "out[CARD] = x")
+    module = strategy.parse_spec(str(path)).info.module
+    text = ("Failed in nopython mode pipeline (step: native lowering)\n"
+            "Something is wrong with the types\n\n"
+            'File "/elsewhere/lib.py", line 3:\ndef f():\n    ^\n\nDuring: lowering\n')
+    where, reason = strategy._compile_error(text, module)
+    assert (where, reason) == (f" ({path})", "Something is wrong with the types")
