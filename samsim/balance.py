@@ -312,36 +312,45 @@ def findings(c: PlayerCount) -> Findings:
                     sorted(associations, key=lambda f: -f[0]), facts)
 
 
+def lineups(players, strategy: str = "greedy", pool=None, games: int = 0) -> list:
+    """(player count, line-up, games) of each count: ``strategy`` in every seat, or ``pool``
+    seated by the balanced design (``games`` rounded up to whole passes)."""
+    from samsim.designs import pool_design, whole_passes
+    from samsim.strategy import lineup
+
+    out = []
+    for n in players:
+        seats = pool_design(n, pool) if pool else lineup(n, strategy)
+        out.append((n, seats, whole_passes(games, seats)))
+    return out
+
+
 def run(players=(3, 4, 5, 6), games: int = 20_000, seed: int = 7, strategy: str = "greedy",
         pool=None, data: GameData | None = None, threads=None, out=None, resume: bool = False,
-        overwrite: bool = False, status=lambda players: None) -> list[PlayerCount]:
-    """Play and measure each player count: ``strategy`` in every seat, or ``pool`` seated by the
-    balanced design (``games`` rounded up to whole passes). With ``out``, the games are kept in
+        overwrite: bool = False, status=lambda players: None,
+        progress=None) -> list[PlayerCount]:
+    """Play and measure each player count (``lineups``). With ``out``, the games are kept in
     run folders ``out/<N>p/`` (resumable, as ``samsim simulate``'s); without, in a temporary
-    folder."""
+    folder. ``progress(n)``: as ``samsim.results.run_simulation``'s, over all counts."""
     import tempfile
     from pathlib import Path
 
     from samsim import components, results
-    from samsim.designs import pool_design, whole_passes
-    from samsim.strategy import lineup
 
     data = data or components.load()
     counts = []
     with tempfile.TemporaryDirectory(prefix="samsim-balance-") as tmp:
         root = Path(out) if out is not None else Path(tmp)
-        for n in players:
+        for n, seats, total in lineups(players, strategy, pool, games):
             status(n)
-            seats = pool_design(n, pool) if pool else lineup(n, strategy)
             folder = root / f"{n}p"
-            results.run_simulation(whole_passes(games, seats), n, seed, data, threads=threads,
-                                   out=folder,
+            results.run_simulation(total, n, seed, data, threads=threads, out=folder,
                                    strategies=seats, record=("rounds",), resume=resume,
-                                   overwrite=overwrite)
+                                   overwrite=overwrite, progress=progress)
             counts.append(measure(results.load(folder), results.load(folder, "rounds"), data))
     return counts
 
 
 __all__ = ["ALPHA", "Findings", "PlayerCount", "adjust", "association_count", "buyer_difference",
-           "findings", "market", "measure", "money", "run", "seats", "tie_kinds", "ties", "tiles",
+           "findings", "lineups", "market", "measure", "money", "run", "seats", "tie_kinds", "ties", "tiles",
            "worst_seat"]

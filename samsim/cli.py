@@ -28,7 +28,10 @@ from samsim import components
 BAD_INPUT = 2
 DEFAULT_CHUNK = 16384  # samsim.engine.DEFAULT_CHUNK; repeated so `--help` need not import numba
 
-console = Console(highlight=False)
+#: Width of tables written to a file or a pipe: rich would cut them to 80 columns, and a
+#: report saved with `> report.txt` must hold the whole table.
+PIPED_WIDTH = 200
+console = Console(highlight=False, width=None if sys.stdout.isatty() else PIPED_WIDTH)
 status_console = Console(stderr=True, highlight=False)  # progress and status, kept out of stdout
 
 
@@ -44,9 +47,12 @@ class _App(typer.Typer):
     in one line like samsim's own, instead of a framed usage box."""
 
     def __call__(self, *args, **kwargs):
+        from samsim import interrupt
+
         kwargs.setdefault("standalone_mode", False)
         try:
-            rc = super().__call__(*args, **kwargs)
+            with interrupt.handlers():
+                rc = super().__call__(*args, **kwargs)
         except typer.Abort:
             print("samsim: aborted", file=sys.stderr)
             sys.exit(1)
@@ -131,14 +137,12 @@ class _Remaining(ProgressColumn):
                     style="cyan")
 
 
-def _interrupted(signum, frame):  # SIGTERM ends a run the way Ctrl-C does: chunks kept
-    raise KeyboardInterrupt
-
-
 def _specs(text: str, option: str) -> list[str]:
     from samsim.strategy import split_specs
 
     specs = split_specs(text)
+    if not text.strip():
+        raise ValueError(f"{option}: no strategy given; name one or more, e.g. greedy,undercut")
     if any(not s for s in specs):
         raise ValueError(f"{option}: empty strategy in {text!r}; separate specs with commas, "
                          f"e.g. greedy,undercut(margin=2)")
@@ -156,68 +160,112 @@ def _seating(players: int, strategies: str | None, pool: str | None):
                          "design), not both")
     if pool is not None:
         return pool_design(players, _specs(pool, "--pool"))
-    specs = _specs(strategies or "random", "--strategies")
+    specs = _specs("random" if strategies is None else strategies, "--strategies")
     return lineup(players, specs if len(specs) > 1 else specs[0])
+
+
+class _Bar:
+    """The progress of any command that plays games: count, games/s, elapsed time and ETA on
+    stderr; before the first game a line that says the engine is loading, and that it is
+    compiling only when it is (``samsim.engine.compiled``)."""
+
+    def __init__(self, label: str, total: int, infos=()):
+        from samsim import engine
+
+        self.progress = Progress(TextColumn("{task.description}"), BarColumn(),
+                                 MofNCompleteColumn(), _GamesPerSecond(), TimeElapsedColumn(),
+                                 _Remaining(), console=status_console)
+        self.task = self.progress.add_task(label, total=total, start=False)
+        what = ("Compiling the engine (once after an install or upgrade: a few minutes on 2 "
+                "cores)..." if not engine.compiled(infos) else "Loading the engine...")
+        self.loading = status_console.status(what)
+        self.shown = []  # what was started, so only that is stopped (a stop prints a blank line)
+
+    def __enter__(self):
+        self.loading.start()
+        self.shown.append(self.loading)
+        return self
+
+    def __exit__(self, *exc):
+        for live in self.shown:
+            live.stop()
+        self.shown.clear()
+
+    @property
+    def fields(self) -> dict:
+        return self.progress.tasks[0].fields
+
+    def begin(self) -> None:
+        """The engine is loaded: the loading line gives way to the bar, whose clock starts."""
+        if "start" not in self.fields:
+            self.loading.stop()
+            self.progress.start()
+            self.shown.append(self.progress)
+            self.progress.update(self.task, start=time.perf_counter(), done0=0)
+            self.progress.start_task(self.task)
+
+    def skip(self, n: int) -> None:
+        """Games found already played (a resumed run's): done, but not played now."""
+        self.begin()
+        self.progress.update(self.task, advance=n, done0=self.fields["done0"] + n)
+
+    def advance(self, n: int) -> None:
+        self.begin()
+        self.progress.advance(self.task, n)
+
+    def played(self) -> tuple[int, float]:
+        """Games played in this session and the seconds they took."""
+        task = self.progress.tasks[0]
+        start = self.fields.get("start", time.perf_counter())
+        return int(task.completed - self.fields.get("done0", 0)), time.perf_counter() - start
+
+
+def _warm_up(players, seed, data, threads, seats) -> None:
+    """Load (or compile) the engine and ``seats``' strategies before the clock starts."""
+    from samsim import engine
+
+    engine.run_batch(1, players, seed, 0, data, threads=threads, strategies=seats)
+
+
+def _quote(path) -> str:
+    """A path as a shell word, so that a suggested command can be pasted as it is."""
+    import shlex
+
+    return shlex.quote(str(path))
 
 
 def _run(games, players, seed, data, seats, chunk_size, threads, out, resume, overwrite, record,
          label: str = "simulating"):
     """One run with a progress bar; returns (tally, games played now, seconds they took).
-    Ctrl-C or SIGTERM stop it with the finished chunks kept (exit 130)."""
-    import signal
-
+    Ctrl-C or SIGTERM stop it within about a second with the games played kept (exit 130;
+    ``samsim.interrupt``)."""
     from samsim import engine, results
 
     engine.checked(games, players, seed, data, None, chunk_size, threads, seats)  # fail first
-    progress = Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), _GamesPerSecond(),
-                        TimeElapsedColumn(), _Remaining(), console=status_console)
-    task = progress.add_task("games", total=games, start=False)
-    loading = status_console.status("Loading the compiled kernel (the first run after an "
-                                     "install compiles it: about a minute on 2 cores)...")
-    shown = []  # what was started, so only that is stopped (a stop prints a blank line)
+    bar = _Bar(label, games, seats.infos)
+    first = []  # run_simulation's first progress call gives the games a resumed run had
 
-    def advance(n):
-        fields = progress.tasks[0].fields
-        if "start" not in fields:  # first call: games a resumed run already had
-            loading.stop()
-            progress.start()
-            shown.append(progress)
-            progress.update(task, completed=n, start=time.perf_counter(), done0=n)
-            progress.start_task(task)
-        else:
-            progress.advance(task, n)
+    def progress(n):
+        (bar.advance if first else bar.skip)(n)
+        first.append(n)
 
-    def warm_up():
-        loading.start()
-        shown.append(loading)
-        engine.run_batch(1, players, seed, 0, data, threads=threads, strategies=seats)
-
-    previous = signal.signal(signal.SIGTERM, _interrupted)
     try:
-        tally = results.run_simulation(games, players, seed, data, chunk_size=chunk_size,
-                                       threads=threads, out=out, strategies=seats, record=record,
-                                       resume=resume, overwrite=overwrite, progress=advance,
-                                       before_play=warm_up,
-                                       warn=lambda m: status_console.print(m, markup=False))
+        with bar:
+            tally = results.run_simulation(
+                games, players, seed, data, chunk_size=chunk_size, threads=threads, out=out,
+                strategies=seats, record=record, resume=resume, overwrite=overwrite,
+                progress=progress, before_play=lambda: _warm_up(players, seed, data, threads, seats),
+                warn=lambda m: status_console.print(m, markup=False))
     except KeyboardInterrupt:
-        for live in shown:
-            live.stop()
-        shown.clear()
-        done = int(progress.tasks[0].completed)
+        done = int(bar.progress.tasks[0].completed)
         where = ""
         if out is not None and (out / results.RUN_FILE).is_file():
             done = results.run_metadata(out)["games_found"]  # what is on disk, not what was shown
-            where = (f"; the finished chunks are kept in {out}: add --resume to the same command "
+            where = (f"; the games played are kept in {out}: add --resume to the same command "
                      f"to finish it")
         print(f"samsim: interrupted after {done:,} of {games:,} games{where}", file=sys.stderr)
         raise typer.Exit(130)
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-        for live in shown:
-            live.stop()
-    fields = progress.tasks[0].fields
-    played = games - fields.get("done0", 0)
-    return tally, played, time.perf_counter() - fields.get("start", time.perf_counter())
+    return (tally, *bar.played())
 
 
 def _print_summary(tally, out: Path | None, played: int, seconds: float) -> None:
@@ -234,8 +282,8 @@ def _print_summary(tally, out: Path | None, played: int, seconds: float) -> None
         console.print(f"played {played:,} games in {seconds:.2f} s ({played / seconds:,.0f} "
                       f"games/s)")
     if out is not None:
-        console.print(f"results: {out} (report: samsim report {out} --out {out / 'report'})",
-                      markup=False)
+        console.print(f"results: {out} (report: samsim report {_quote(out)} --out "
+                      f"{_quote(out / 'report')})", markup=False, soft_wrap=True)
 
 
 @app.command(epilog="Example: samsim simulate --players 4 --games 1000000 --seed 7 "
@@ -251,8 +299,9 @@ def simulate(
              "parameters in parentheses, e.g. 'lookahead,greedy,undercut(margin=2),random'. "
              "Default: random. See 'samsim strategies'.")] = None,
     pool: Annotated[Optional[str], typer.Option(
-        help="Strategies to rotate through the seats, comma-separated: game k seats pool entry "
-             "(k + seat) mod len(pool), so every strategy plays every seat equally often.")] = None,
+        help="Strategies seated by a balanced design, comma-separated: every strategy in every "
+             "seat, and every two in every pair of seats, equally often (README 'Statistics').")]
+        = None,
     rules: RulesOption = None,
     threads: ThreadsOption = None,
     chunk_size: Annotated[int, typer.Option(help="Games played and written per chunk: memory "
@@ -337,7 +386,6 @@ def compare(
 ):
     """Is A better than B? Balanced groups, paired differences, simultaneous intervals, verdicts."""
     from samsim import compare as comparing
-    from samsim import inference
     from samsim.compare_report import print_comparison, write_comparison
     from samsim.report import data_note
     from samsim.results import prepare_output_dir
@@ -346,7 +394,7 @@ def compare(
     data = _load_rules(rules)
     try:
         specs = [parse_spec(s).spec() for text in strategies for s in _specs(text, "strategies")]
-        parse_spec(field)
+        field = parse_spec(field).spec()
         if not data.min_players <= players <= data.max_players:
             raise ValueError(f"players must be {data.min_players}..{data.max_players}, got {players}")
         if games < 1 or batch_games < 1:
@@ -355,15 +403,11 @@ def compare(
             raise ValueError("--margin and --edge are points of win rate, between 0 and 100")
         if deals not in ("duplicate", "independent"):
             raise ValueError(f"--deals must be duplicate or independent, got {deals!r}")
-        comparing.design(specs[:2], players, field)  # fails early on a bad table
+        comparing.design(specs, players, field, deals == "duplicate")  # before --out is made
         if out is not None:
             prepare_output_dir(out)
-        with status_console.status("playing (the first run after an install compiles the "
-                                   "engine: about a minute on 2 cores)..."):
-            result = comparing.compare(
-                specs, players, games, seed, field, data, threads, margin / 100,
-                inference.SPRT(theta1=edge / 100) if sequential else None, batch_games,
-                deals == "duplicate")
+        result = _compare(specs, players, games, seed, field, data, threads, margin,
+                          edge if sequential else None, batch_games, deals == "duplicate")
         written = write_comparison(result, out, data_note(data)) if out is not None else []
     except (ValueError, OSError) as error:
         _fail(str(error))
@@ -385,9 +429,9 @@ def balance(
     players: Annotated[str, typer.Option(help="Player counts, comma-separated.")] = "3,4,5,6",
     games: Annotated[int, typer.Option(help="Games per player count.")] = 20000,
     seed: Annotated[int, typer.Option(help="Seed (0..2**64-1).")] = 7,
-    strategy: Annotated[str, typer.Option(
-        help="Strategy of every seat (the same everywhere, so a seat effect is the game's).")]
-        = "greedy",
+    strategy: Annotated[Optional[str], typer.Option(
+        help="Strategy of every seat (the same everywhere, so a seat effect is the game's). "
+             "Default: greedy.")] = None,
     pool: Annotated[Optional[str], typer.Option(
         help="Instead: a pool of strategies, comma-separated, seated by a balanced design "
              "(every strategy in every seat, every pair meeting, equally often).")] = None,
@@ -402,7 +446,6 @@ def balance(
         = False,
 ):
     """Is the game fair at 3-6 players? Seat win rates, ties, money, market, tiles: ranked."""
-    from samsim import balance as balancing
     from samsim.balance_report import print_balance, write_balance
     from samsim.report import data_note
     from samsim.strategy import parse_spec
@@ -416,9 +459,13 @@ def balance(
         if not counts or any(not data.min_players <= n <= data.max_players for n in counts):
             raise ValueError(f"--players: give player counts {data.min_players}.."
                              f"{data.max_players}, comma-separated, e.g. 3,4,5,6")
-        members = _specs(pool, "--pool") if pool else None
-        for spec in members or [strategy]:
-            parse_spec(spec)
+        if strategy is not None and pool is not None:
+            raise ValueError("give --strategy (every seat) or --pool (seated by a balanced "
+                             "design), not both")
+        strategy = "greedy" if strategy is None else strategy
+        members = _specs(pool, "--pool") if pool is not None else None
+        strategy = parse_spec(strategy).spec()  # as labels write it (e.g. greedy@1a2b3c4d)
+        members = [parse_spec(s).spec() for s in members] if members is not None else None
         if games < 1:
             raise ValueError(f"--games must be positive, got {games}")
         if (resume or overwrite) and out is None:
@@ -426,11 +473,8 @@ def balance(
         if out is not None:
             from samsim.results import prepare_output_dir
             prepare_output_dir(out)
-        with status_console.status("") as status:
-            measured = balancing.run(
-                counts, games, seed, strategy, members, data, threads, out, resume, overwrite,
-                status=lambda n: status.update(f"{n} players: playing {games:,} games (the first "
-                                               f"run after an install compiles: about a minute)"))
+        measured = _balance(counts, games, seed, strategy, members, data, threads, out, resume,
+                            overwrite)
         who = f"pool {', '.join(members)} seated by a balanced design" if members else \
             f"{strategy} in every seat"
         header = [f"{who}; {games:,} games per player count, seed {seed}", data_note(data),
@@ -446,6 +490,46 @@ def balance(
     _written(written)
 
 
+def _compare(specs, players, games, seed, field, data, threads, margin, edge, batch_games,
+             duplicate):
+    """``samsim.compare.compare`` with a progress bar (``edge``: sequential, else None)."""
+    from samsim import compare as comparing
+    from samsim import inference
+    from samsim.strategy import parse_spec
+
+    plan = comparing.design(specs, players, field, duplicate)
+    with _Bar("comparing (at most)" if edge else "comparing", comparing.games_played(games, plan),
+              [parse_spec(s).info for s in [*specs, field]]) as bar:
+        _warm_up(players, seed, data, threads, field)
+        bar.begin()
+        return comparing.compare(
+            specs, players, games, seed, field, data, threads, margin / 100,
+            inference.SPRT(theta1=edge / 100) if edge else None, batch_games, duplicate,
+            progress=bar.advance)
+
+
+def _balance(counts, games, seed, strategy, members, data, threads, out, resume, overwrite):
+    """``samsim.balance.run`` with one progress bar over all player counts."""
+    from samsim import balance as balancing
+
+    plan = balancing.lineups(counts, strategy, members, games)
+    label = {}  # set before each count: its run's first progress call gives games found done
+
+    def status(n):
+        label["players"] = n
+        bar.progress.update(bar.task, description=f"{n} players")
+
+    def progress(n):
+        (bar.skip if label.pop("players", None) else bar.advance)(n)
+
+    with _Bar("balance", sum(total for *_, total in plan),
+              [info for _, seats, _ in plan for info in seats.infos]) as bar:
+        _warm_up(plan[0][0], seed, data, threads, plan[0][1])
+        bar.begin()
+        return balancing.run(counts, games, seed, strategy, members, data, threads, out, resume,
+                             overwrite, status=status, progress=progress)
+
+
 @app.command(epilog="Example: samsim report results/run1 --out results/run1/report")
 def report(
     paths: Annotated[list[Path], typer.Argument(
@@ -454,12 +538,16 @@ def report(
     out: Annotated[Optional[Path], typer.Option(
         metavar="DIR", help="Also write report.md and PNG plots (win rate per seat, final "
                             "score per strategy, money over rounds if recorded) here.")] = None,
+    partial: Annotated[bool, typer.Option(
+        "--partial", help="Report a run that is not whole (interrupted, or chunks missing) for "
+                          "what it holds, marked PARTIAL; without it such a run is refused.")]
+        = False,
 ):
     """Win rates per strategy, seat and player count, with 95% intervals, and score spreads."""
     from samsim.report import load_report, print_report, write_report
 
     try:
-        result = load_report(paths)
+        result = load_report(paths, partial)
         if out is not None:
             written = write_report(result, out)
     except (ValueError, OSError) as error:
@@ -612,17 +700,14 @@ def _experiment_header(exp, data, games: str) -> list[str]:
     from samsim.report import data_note
 
     return [f"experiment {exp.path.name}: {games}, seed {exp.seed}", data_note(data),
-            f"samsim {samsim.__version__}; run again: samsim run {exp.path.as_posix()}"]
+            f"samsim {samsim.__version__}; run again: samsim run {_quote(exp.path.as_posix())}"]
 
 
 def _run_balance(exp, data, results_dir, threads, resume, overwrite) -> None:
-    from samsim import balance as balancing
     from samsim.balance_report import print_balance, write_balance
 
-    with status_console.status("") as status:
-        measured = balancing.run(exp.players, exp.games, exp.seed, exp.strategy, exp.pool, data,
-                                 threads, Path(results_dir) / exp.name, resume, overwrite,
-                                 status=lambda n: status.update(f"{n} players..."))
+    measured = _balance(exp.players, exp.games, exp.seed, exp.strategy, exp.pool, data, threads,
+                        Path(results_dir) / exp.name, resume, overwrite)
     who = f"pool {', '.join(exp.pool)}" if exp.pool else f"{exp.strategy} in every seat"
     header = _experiment_header(exp, data, f"{who}, {exp.games:,} games per player count")
     written = write_balance(measured, header, exp.report_dir(results_dir))
@@ -631,16 +716,12 @@ def _run_balance(exp, data, results_dir, threads, resume, overwrite) -> None:
 
 
 def _run_compare(exp, data, results_dir, threads, resume, overwrite) -> None:
-    from samsim import compare as comparing
-    from samsim import inference
     from samsim.compare_report import print_comparison, write_comparison
     from samsim.report import data_note
 
-    with status_console.status("comparing..."):
-        result = comparing.compare(
-            exp.strategies, exp.players[0], exp.games, exp.seed, exp.field_spec, data, threads,
-            exp.margin / 100, inference.SPRT(theta1=exp.edge / 100) if exp.sequential else None,
-            exp.batch_games, exp.deals == "duplicate")
+    result = _compare(exp.strategies, exp.players[0], exp.games, exp.seed, exp.field_spec, data,
+                      threads, exp.margin, exp.edge if exp.sequential else None, exp.batch_games,
+                      exp.deals == "duplicate")
     written = write_comparison(result, exp.report_dir(results_dir), data_note(data))
     print_comparison(result, console, data_note(data))
     _written(written)
@@ -703,25 +784,43 @@ def trace(
     from samsim import trace as tracing
 
     data = _load_rules(rules)
+    first: list[str] = []  # the first game's lines: all that is kept of the games written
+    events = 0
     try:
         if games < 1:
             raise ValueError(f"games must be at least 1, got {games}")
         if start < 0:
             raise ValueError(f"start must not be negative, got {start}")
-        if out is not None:
+        if out is None:  # only the first game is shown: playing the others would be lost work
+            first = tracing.trace_games(players, seed, [start], data)["text"].tolist()
+        else:
             tracing.check_trace_path(out)
-        df = tracing.trace_games(players, seed, range(start, start + games), data)
-        if out is not None:
-            tracing.write_trace(df, out)
+            ids = range(start, start + games)
+            tracing.trace_chunks(players, seed, ids, data)  # checks the arguments, plays nothing
+            bar = _Bar("tracing", games)
+
+            def progress(n, frame):
+                nonlocal events
+                if not first:
+                    first.extend(frame.loc[frame["game"] == start, "text"])
+                events += len(frame)
+                bar.advance(n)
+
+            with bar:
+                _warm_up(players, seed, data, None, None)  # the load is not timed as games/s
+                bar.begin()
+                tracing.write_games(players, seed, ids, data, out, progress=progress)
     except (ValueError, OSError) as error:
         _fail(str(error))
+    except KeyboardInterrupt:
+        print("samsim: interrupted; no trace written", file=sys.stderr)
+        raise typer.Exit(130)
 
-    first = df[df["game"] == start]
     print(f"game {start} of seed {seed}, {players} players: {len(first)} events")
-    for line in first["text"]:
+    for line in first:
         print(line)
     if out is not None:
-        print(f"trace of {games} game{'s' if games != 1 else ''} ({len(df)} events): {out}",
+        print(f"trace of {games} game{'s' if games != 1 else ''} ({events} events): {out}",
               file=sys.stderr)
 
 

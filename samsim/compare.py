@@ -69,9 +69,14 @@ class Design:
 
 
 def design(contestants, players: int, field: str, duplicate: bool = False) -> Design:
-    """The contestants' balanced design at a ``players`` table (the field in any free seat)."""
+    """The contestants' balanced design at a ``players`` table (the field in any free seat).
+    Specs are kept as ``Strategy.spec`` writes them, so a label names the code that played
+    (``greedy@1a2b3c4d`` for a local file shadowing the built-in)."""
     from samsim.designs import MAX_SEATINGS, design_size, placements
+    from samsim.strategy import parse_spec
 
+    contestants = [parse_spec(s).spec() for s in contestants]
+    field = parse_spec(field).spec()
     k = len(contestants)
     if k < 2:
         raise CompareError("compare needs at least two strategies, e.g. samsim compare greedy undercut")
@@ -117,9 +122,9 @@ class Groups:
 
 
 def play(plan: Design, first: int, stop: int, seed: int, data, threads=None,
-         chunk_size: int | None = None) -> Groups:
+         chunk_size: int | None = None, progress=None) -> Groups:
     """Play groups ``first .. stop-1``: game ids j*S .. j*S+S-1, on deal j (duplicate) or each
-    on its own deal."""
+    on its own deal. ``progress(n)`` after each chunk of n games."""
     from samsim import engine, strategy
 
     size, k = plan.size, len(plan.contestants)
@@ -138,6 +143,8 @@ def play(plan: Design, first: int, stop: int, seed: int, data, threads=None,
         for target, source in ((share, st.win_credit), (money, st.score), (rank, st.rank)):
             target[lo:lo + n] = np.where(out, np.nan, source[rows[:, None], np.maximum(at, 0)])
         chunk[lo:lo + n] = c
+        if progress is not None:
+            progress(n)
     shape = (stop - first, size, k)
     return Groups(share.reshape(shape), money.reshape(shape), rank.reshape(shape),
                   chunk.reshape(stop - first, size)[:, 0])
@@ -332,30 +339,36 @@ def _rates(contestants, groups: Groups) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def games_played(games: int, plan: Design) -> int:
+    """The games ``compare`` plays for a budget of ``games``: whole groups, at least two."""
+    return max(2, games // plan.size) * plan.size
+
+
 def compare(contestants, players: int = 4, games: int = 100_000, seed: int = 0, field_spec="greedy",
             data=None, threads=None, margin: float = DEFAULT_MARGIN,
             sequential: inference.SPRT | None = None, batch_games: int = 20_000,
-            duplicate: bool = False, alpha: float = ALPHA) -> Comparison:
+            duplicate: bool = False, alpha: float = ALPHA, progress=None) -> Comparison:
     """Compare the contestants (specs) at a ``players``-player table, any free seats playing
-    ``field_spec``. ``games`` is the budget (the most, with ``sequential``), in whole groups;
-    sequential stopping looks every ``batch_games`` games, first after ``MIN_GROUPS`` groups."""
+    ``field_spec``. ``games`` is the budget (the most, with ``sequential``), in whole groups
+    (``games_played`` says how many that is); sequential stopping looks every ``batch_games``
+    games, first after ``MIN_GROUPS`` groups. ``progress(n)`` after each chunk of n games."""
     from samsim import components
     from samsim.ratings import plackett_luce
 
     data = data or components.load()
-    contestants = list(contestants)
     plan = design(contestants, players, field_spec, duplicate)
+    contestants, field_spec = list(plan.contestants), plan.field
     within = list(itertools.combinations(range(len(contestants)), 2))
     m = len(within)
     # every pair is one test: alpha is split over all of them (Bonferroni)
     test = replace(sequential, alpha=sequential.alpha / m) if sequential else None
-    most = max(2, games // plan.size)
+    most = games_played(games, plan) // plan.size
     step = max(MIN_GROUPS, batch_games // plan.size) if sequential else most
-    groups = play(plan, 0, min(most, step), seed, data, threads)
+    groups = play(plan, 0, min(most, step), seed, data, threads, progress=progress)
     while groups.n < most and test and any(
             test.decide(groups.difference(i, j)) is None for i, j in within):
         groups = groups.extend(play(plan, groups.n, min(most, groups.n + step), seed, data,
-                                    threads))
+                                    threads, progress=progress))
 
     pairs = []
     for i, j in within:

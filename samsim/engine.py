@@ -8,8 +8,10 @@ chunk: game 17 of a million-game run equals game 17 played alone.
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import numba
 import numpy as np
@@ -34,6 +36,10 @@ from samsim.state import (ERROR_CODE, ERROR_ROUND, ERROR_SEAT, NO_OVERRIDE, Cont
 #: state at 4 players) to keep memory flat however many games a run has.
 DEFAULT_CHUNK = 16384
 MAX_SEED = 2**64 - 1
+#: Game ids are int64, and a range of them ends one past its last: ids are 0 .. MAX_GAMES-1.
+MAX_GAMES = 2**63 - 1
+#: Seconds of play between two chances to stop (``batches``): Ctrl-C waits at most about this.
+UNIT_SECONDS = 0.25
 
 
 class IllegalDecision(ValueError):
@@ -51,7 +57,9 @@ class GameRecord:
 _FIRST_ROUND = np.int64(0)  # typed: with a literal 0 the game loop compiled twice (batch, position)
 
 
-@rule(parallel=True, inline="never")
+# nogil: while a batch plays, another thread can run (``samsim.interrupt``'s watchdog, which ends
+# a process whose strategy never returns: Python's own signal handlers wait for the kernel).
+@rule(parallel=True, inline="never", nogil=True)
 def _run_batch_nb(comp, st, ctl):
     abi.pack_nb(comp, st, ctl)
     for i in prange(st.money.shape[0]):
@@ -64,12 +72,12 @@ def _run_batch_nb(comp, st, ctl):
 _ONLY_GAME = np.int64(0)  # typed, so the rules compile once for batches and single games alike
 
 
-@rule(inline="never")
+@rule(inline="never", nogil=True)
 def _deal_one_nb(comp, st, seed, game):
     deal_nb(comp, st, _ONLY_GAME, seed, game)
 
 
-@rule(inline="never")
+@rule(inline="never", nogil=True)
 def _play_one_nb(comp, st, ctl, first, last):
     abi.pack_nb(comp, st, ctl)
     log_flags_nb(comp, st, _ONLY_GAME)
@@ -115,6 +123,19 @@ def _compile(data: GameData, seats: Lineup) -> None:
         helper.wait()
 
 
+def compiled(infos=()) -> bool:
+    """Whether the engine and the strategies ``infos`` are ready to run without compiling (in
+    this process or in the disk cache): a caller says "compiling" only when it will be true."""
+    if not _run_batch_nb.signatures:
+        try:
+            index = Path(_run_batch_nb._cache._cache_file._index_path)
+        except AttributeError:  # Numba's cache layout moved: assume the worst
+            return False
+        if not index.is_file():
+            return False
+    return all(info.cached() for info in infos)
+
+
 @contextlib.contextmanager
 def _threads(threads: int | None):
     if threads is None:
@@ -154,6 +175,7 @@ def run_batch(games: int, players: int, seed: int, game0: int = 0, data: GameDat
     """
     data = data or comps.load()
     players = _check_players(data, players)
+    _check_ids(game0, _count(games, "games"))
     seats = lineup(players, strategies, params)
     _compile(data, seats)
     if reuse is None:
@@ -173,6 +195,14 @@ def run_batch(games: int, players: int, seed: int, game0: int = 0, data: GameDat
     return st
 
 
+def _check_ids(game0, games: int) -> None:
+    """Game ids are int64: a range past them would wrap round to other games, silently."""
+    if not isinstance(game0, (int, np.integer)) or isinstance(game0, bool) or game0 < 0 \
+            or game0 + games > MAX_GAMES:
+        raise ValueError(f"game ids are whole numbers 0..{MAX_GAMES - 1:,} (2**63-2): games "
+                         f"{game0!r}..{game0!r}+{games:,} do not fit")
+
+
 def _count(value, name: str) -> int:
     if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 1:
         raise ValueError(f"{name} must be a positive whole number, got {value!r}")
@@ -184,17 +214,40 @@ def batches(ranges, players: int, seed: int, data: GameData, seats, chunk_size: 
             per_deal: int = 1) -> Iterator[tuple[int, int, State]]:
     """Play the games of ``ranges`` (``(first, stop)`` pairs of game ids) in chunks of at most
     ``chunk_size``; yields ``(first, games, state)``, the state's rows reused by the next chunk
-    (copy what you keep). Arguments are those ``checked`` returns."""
+    (copy what you keep). Arguments are those ``checked`` returns.
+
+    A chunk is played in units of about ``UNIT_SECONDS`` (sized from the speed measured so far;
+    no game depends on the unit it is played in), because Python answers Ctrl-C only between
+    two calls of the kernel: a KeyboardInterrupt then yields the chunk's finished games as a
+    shorter chunk before it goes on, so a caller that writes chunks loses at most one unit."""
     ranges = [(int(a), int(b)) for a, b in ranges if b > a]
     if not ranges:
         return
     most = min(chunk_size, max(b - a for a, b in ranges))
     rows = allocate(data.components, most, players, record=record)
+    _compile(data, seats)  # before any unit is timed
+    with _threads(threads):
+        smallest = 4 * numba.get_num_threads()
+    unit = smallest
     for first, stop in ranges:
         for start in range(first, stop, chunk_size):
             n = min(chunk_size, stop - start)
-            yield start, n, run_batch(n, players, seed, start, data, None, threads, reuse=rows,
-                                      strategies=seats, per_deal=per_deal)
+            done = 0
+            try:
+                while done < n:
+                    u = min(unit, n - done)
+                    began = time.perf_counter()
+                    run_batch(u, players, seed, start + done, data, None, threads,
+                              reuse=State(*(a[done:done + u] for a in rows)), strategies=seats,
+                              per_deal=per_deal)
+                    done += u
+                    took = max(time.perf_counter() - began, 1e-6)
+                    unit = max(smallest, min(4 * u, int(u * UNIT_SECONDS / took)))
+            except KeyboardInterrupt:
+                if done:
+                    yield start, done, State(*(a[:done] for a in rows))
+                raise
+            yield start, n, State(*(a[:n] for a in rows))
 
 
 def checked(games, players, seed, data, params, chunk_size, threads, strategies):
@@ -202,6 +255,9 @@ def checked(games, players, seed, data, params, chunk_size, threads, strategies)
     played: (games, players, seed, data, line-up, chunk_size, threads)."""
     data = data or comps.load()
     games, chunk_size = _count(games, "games"), _count(chunk_size, "chunk_size")
+    if games > MAX_GAMES:
+        raise ValueError(f"games must be at most {MAX_GAMES:,} (2**63-1: game ids are int64), "
+                         f"got {games:,}")
     players = _check_players(data, players)
     _check_seed(seed)
     seats = lineup(players, strategies, params)
@@ -473,5 +529,5 @@ def play_position(data: GameData | None, position: dict, log: bool = True) -> Ga
     return _record(data, st, log)
 
 
-__all__ = ["simulate", "simulate_chunks", "batches", "checked", "run_batch", "play_game",
+__all__ = ["simulate", "simulate_chunks", "batches", "checked", "compiled", "run_batch", "play_game",
            "play_position", "GameRecord", "IllegalDecision", "snapshot"]

@@ -166,7 +166,21 @@ def load(path: str | Path) -> Experiment:
         if not isinstance(doc["strategy"], str):
             raise ExperimentError(f"{where}: strategy must be one strategy spec, e.g. \"greedy\"")
         exp.strategy = doc["strategy"]
+    _label(exp, where)
     return exp
+
+
+def _label(exp: Experiment, where: str) -> None:
+    """Every spec checked now, before any game, and written as labels write it (a local file
+    shadowing a built-in is ``greedy@1a2b3c4d``, not ``greedy``)."""
+    from samsim.strategy import parse_spec
+
+    try:
+        exp.strategy, exp.field_spec = (parse_spec(s).spec() for s in (exp.strategy, exp.field_spec))
+        exp.strategies, exp.pool = ([parse_spec(s).spec() for s in names] if names else names
+                                    for names in (exp.strategies, exp.pool))
+    except ValueError as error:
+        raise ExperimentError(f"{where}: {error}") from None
 
 
 def _compare_keys(doc, exp: Experiment, where: str) -> None:

@@ -31,7 +31,7 @@ PACKAGE = Path(__file__).resolve().parent
 #: Modules no compiled code can depend on (plain Python around the engine): editing them keeps the
 #: cache. Everything else counts, so a new module errs on the side of a fresh compile.
 PURE_PYTHON = ("__init__.py", "balance.py", "balance_report.py", "bench.py", "cli.py", "compare.py",
-               "compare_report.py", "designs.py", "distributed.py", "experiment.py", "inference.py",
+               "compare_report.py", "designs.py", "distributed.py", "experiment.py", "inference.py", "interrupt.py",
                "narrate.py", "plots.py", "ratings.py", "report.py", "results.py", "scenario.py",
                "schema.py", "sensitivity.py", "stats.py", "trace.py", "reference/")
 

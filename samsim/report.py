@@ -76,9 +76,9 @@ class Report:
         """One line per input (seed, games, design, version), and the data files used."""
         lines = []
         for path, meta in self.sources:
-            games = f"{meta.get('games_found', 0):,} games"
+            games = meta.get("described", f"{meta.get('games_found', 0):,} games")
             if not meta.get("complete", True):
-                games += f" of {meta.get('games', 0):,} (interrupted: finish it with --resume)"
+                games = f"PARTIAL: {games} (finish it with --resume)"
             lines.append(f"{path}: {meta.get('players')} players, {games}, seed {meta.get('seed')}, "
                          f"samsim {meta.get('samsim_version')}{_design(meta)}")
         datas = {(m.get("data_file", "?"), m.get("data_sha256", "?"), tuple(m.get("data_assumed", ())))
@@ -108,23 +108,68 @@ def _design(meta: dict) -> str:
             f"often), {passes:g} passes{whole}")
 
 
-def load_report(paths) -> Report:
+def load_report(paths, partial: bool = False) -> Report:
     """Tally the result files or run folders ``paths`` (chunk by chunk); rounds are included
-    where they were recorded."""
+    where they were recorded.
+
+    Refused, since each would print wrong numbers: a run that is not whole (unless ``partial``:
+    then it is reported as what it is), two inputs sharing games (the same seed and player
+    count over overlapping game ids: the same deals, counted as if independent), and one
+    strategy name standing for different code in different inputs."""
     from samsim import results
 
     report = Report(Tally())
-    for path in paths:
-        meta = results.run_metadata(path)
-        for frame in results.iter_chunks(path, "results"):
+    surveys = [results.survey(path) for path in paths]
+    for checked in surveys:
+        if not checked.complete and not partial:
+            state = ("unfinished" if not checked.marked_complete else "damaged: chunks are missing")
+            raise results.ResultsError(
+                f"{checked.path} is not a whole run ({state}; {checked.describe()}): finish it "
+                f"with --resume, or add --partial to report what it holds")
+    _check_disjoint(surveys)
+    _check_same_code(surveys)
+    for path, checked in zip(paths, surveys):
+        meta = checked.metadata()
+        for frame in results.iter_chunks(checked.path, "results"):
             report.tally.add(frame, str(path))
         if "rounds" in meta.get("record", []):
-            for frame in results.iter_chunks(path, "rounds"):
+            for frame in results.iter_chunks(checked.path, "rounds"):
                 report.tally.add_rounds(frame)
-        report.sources.append((str(path), meta))
+        report.sources.append((str(path), {**meta, "described": checked.describe()}))
     if report.tally.n_games == 0:
         raise results.ResultsError(f"no finished games in {', '.join(map(str, paths))}")
     return report
+
+
+def _check_disjoint(surveys) -> None:
+    """Two inputs with one seed and player count share deals where their game ids meet."""
+    for i, a in enumerate(surveys):
+        for b in surveys[i + 1:]:
+            if (a.config.get("seed"), a.config.get("players")) != \
+                    (b.config.get("seed"), b.config.get("players")):
+                continue
+            shared = [(max(x0, y0), min(x1, y1)) for x0, x1 in a.spans for y0, y1 in b.spans
+                      if max(x0, y0) < min(x1, y1)]
+            if shared:
+                first, stop = shared[0]
+                same = " (the same run twice)" if a.path.resolve() == b.path.resolve() else ""
+                raise ValueError(
+                    f"{a.path} and {b.path} both hold games {first:,}..{stop - 1:,} of seed "
+                    f"{a.config.get('seed')} at {a.config.get('players')} players{same}: those "
+                    f"games share their deals, and pooling them would count them as independent; "
+                    f"give runs with different seeds")
+
+
+def _check_same_code(surveys) -> None:
+    seen: dict[str, tuple[str, Path]] = {}
+    for checked in surveys:
+        for name, digest in checked.config.get("strategy_sources", {}).items():
+            earlier = seen.setdefault(name, (digest, checked.path))
+            if earlier[0] != digest:
+                raise ValueError(
+                    f"strategy {name} is different code in {earlier[1]} (source {earlier[0]}) and "
+                    f"{checked.path} (source {digest}): their results cannot be pooled under one "
+                    f"name; report them separately")
 
 
 # ------------------------------------------------------------------------------------ terminal

@@ -15,28 +15,44 @@ uninterrupted run. Memory is bounded by the chunk size: nothing accumulates but 
 ``samsim.stats.Tally``.
 
 Every file carries, in its Parquet metadata under the key ``samsim``, the run's configuration
-(seed, players, seatings, data file and its sha256, samsim version, schema version), so a single
-chunk file is enough to reproduce its rows. ``load`` reads a file or a whole folder into pandas.
+(seed, players, seatings, data file and its sha256, strategy source hashes, samsim version,
+schema version), so a single chunk file is enough to reproduce its rows. ``load`` reads a file or
+a whole folder into pandas.
+
+A folder is trusted only as far as it checks out (``survey``): every chunk must be of the run
+``run.json`` describes, named for the games it holds, and no game may be in two chunks; a run is
+``complete`` only when its chunks hold each of its games exactly once. A deleted, copied or
+foreign chunk is therefore reported, never silently counted. One process writes a run folder at a
+time (``writer_lock``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
+import socket
+import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 import samsim
-from samsim import schema
+from samsim import interrupt, schema
 from samsim.components import GameData
 
 #: Key of samsim's JSON document in a Parquet file's key/value metadata.
 META_KEY = b"samsim"
 #: The run folder's manifest.
 RUN_FILE = "run.json"
+#: The writer's lock: held (flock) while a process writes the folder; says who holds it.
+LOCK_FILE = ".samsim.lock"
+#: Keys of a chunk's metadata that place it in its run, not the run's configuration.
+_PLACE = ("first_game", "stop_game", "table")
 #: What a run folder may hold (``--overwrite`` removes exactly these, nothing else).
 TABLES = tuple(schema.TABLES)
 _PART = re.compile(r"^(\d{12})-(\d{12})\.parquet$")
@@ -98,6 +114,10 @@ def _atomic(path: Path, write: Callable[[Path], None]) -> None:
         finally:
             os.close(fd)
         os.replace(tmp, path)
+    except OSError as error:  # a full disk, a lost mount: which file, not just "[Errno 28]"
+        tmp.unlink(missing_ok=True)
+        reason = error.strerror or " ".join(str(error).split())
+        raise ResultsError(f"cannot write {path}: {reason}") from None
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
@@ -193,7 +213,7 @@ def open_run(out: str | Path, config: dict, resume: bool = False, overwrite: boo
         raise ResultsError(f"{out} is a file, not a folder: choose another --out")
     manifest = out / RUN_FILE
     exists = manifest.is_file()
-    if out.is_dir() and not exists and any(p for p in out.iterdir()):
+    if out.is_dir() and not exists and any(p.name != LOCK_FILE for p in out.iterdir()):
         raise ResultsError(f"{out} is not empty and holds no samsim run ({RUN_FILE} missing): "
                            f"choose a new or empty folder for --out")
     if exists and not (resume or overwrite):
@@ -223,23 +243,19 @@ def open_run(out: str | Path, config: dict, resume: bool = False, overwrite: boo
         folder = out / table
         for stale in folder.glob(".*.tmp") if folder.is_dir() else ():
             stale.unlink(missing_ok=True)
-    done = []
     for first, stop, path in _parts(out / "results"):
         try:
             read_metadata(path)
         except Exception:  # noqa: BLE001  (any failure to read means: play it again)
             warn(f"{path} is unreadable; its games are played again")
             path.unlink()
-            continue
-        if not 0 <= first < stop <= games or any(a < stop and first < b for a, b in done):
-            raise ResultsError(f"{path} does not fit this run of {games} games: use --overwrite")
-        done.append((first, stop))
-    kept = set(done)
+    checked = survey(out, "results")  # a foreign or overlapping chunk is refused, not resumed
+    kept = set(checked.ranges)
     for table in TABLES[1:]:  # records of chunks whose results were not finished
         for first, stop, path in _parts(out / table):
             if (first, stop) not in kept:
                 path.unlink()
-    return _missing(done, games)
+    return checked.missing
 
 
 def finish_run(out: str | Path) -> None:
@@ -269,91 +285,244 @@ def _check_frame(df: pd.DataFrame, path: Path, table: str, version: int) -> None
 
 
 def _read_part(path: Path, table: str) -> pd.DataFrame:
+    meta = _chunk_meta(path)
     try:
-        meta = read_metadata(path)
         df = pd.read_parquet(path)
     except Exception as error:  # noqa: BLE001  (pyarrow raises many kinds for a bad file)
-        reason = " ".join(str(error).split())[:120]
-        raise ResultsError(f"{path} is not a readable Parquet file ({reason})") from None
+        raise _unreadable(path, error) from None
+    _check_frame(df, path, table, meta.get("schema_version", 1))
+    first, stop = meta.get("first_game"), meta.get("stop_game")
+    if table == "results" and first is not None and (
+            len(df) != (stop - first) * meta.get("players", 0)
+            or (len(df) and (df["game"].iloc[0] != first or df["game"].iloc[-1] != stop - 1))):
+        raise ResultsError(f"{path} says it holds games {first:,}..{stop - 1:,} but its rows do "
+                           f"not (edited?): delete it and finish the run with --resume")
+    df.attrs["samsim"] = meta
+    return df
+
+
+def _unreadable(path: Path, error: Exception) -> ResultsError:
+    reason = " ".join(str(error).split())[:120]
+    return ResultsError(f"{path} is not a readable Parquet file ({reason}): delete it (and "
+                        f"finish its run with --resume) or give another file")
+
+
+@dataclass
+class Survey:
+    """What a results path holds, checked: one table's chunk files in game order, the run's
+    configuration, and the games its files hold (``ranges``) and lack (``missing``)."""
+
+    path: Path
+    files: list[Path]
+    config: dict
+    ranges: list[tuple[int, int]]
+    marked_complete: bool  # run.json says the run finished (a lone file: True)
+
+    @property
+    def games(self) -> int:
+        return int(self.config.get("games", 0))
+
+    @property
+    def games_found(self) -> int:
+        return sum(b - a for a, b in self.ranges)
+
+    @property
+    def spans(self) -> list[tuple[int, int]]:
+        """``ranges`` with adjacent chunks joined: the runs of consecutive games held."""
+        out: list[tuple[int, int]] = []
+        for first, stop in self.ranges:
+            if out and out[-1][1] == first:
+                out[-1] = (out[-1][0], stop)
+            else:
+                out.append((first, stop))
+        return out
+
+    @property
+    def missing(self) -> list[tuple[int, int]]:
+        return _missing(self.ranges, self.games)
+
+    @property
+    def complete(self) -> bool:
+        return self.marked_complete and not self.missing
+
+    def describe(self) -> str:
+        """"33,616 of 50,000 games; missing 16,384-32,767" (or "50,000 games")."""
+        if not self.missing:
+            return f"{self.games_found:,} games"
+        gaps = [f"{a:,}-{b - 1:,}" if b - a > 1 else f"{a:,}" for a, b in self.missing]
+        more = f" and {len(gaps) - 3} more ranges" if len(gaps) > 3 else ""
+        return f"{self.games_found:,} of {self.games:,} games; missing {', '.join(gaps[:3])}{more}"
+
+    def metadata(self) -> dict:
+        return {**self.config, "games_found": self.games_found, "complete": self.complete,
+                "missing": [list(r) for r in self.missing]}
+
+
+def _chunk_meta(path: Path) -> dict:
+    try:
+        meta = read_metadata(path)
+    except Exception as error:  # noqa: BLE001  (pyarrow raises many kinds for a bad file)
+        raise _unreadable(path, error) from None
     if not meta:
         raise ResultsError(f"{path} was not written by samsim (no samsim metadata): give a file "
                            f"or folder written by samsim simulate")
     if meta.get("schema_version", 0) > schema.SCHEMA_VERSION:
         raise ResultsError(f"{path} has results schema {meta['schema_version']}, newer than this "
                            f"samsim {samsim.__version__} reads ({schema.SCHEMA_VERSION}): upgrade samsim")
-    _check_frame(df, path, table, meta.get("schema_version", 1))
-    df.attrs["samsim"] = meta
-    return df
+    return meta
 
 
-def _sources(path: Path, table: str) -> tuple[list[Path], dict]:
-    """The chunk files behind ``path`` (a file, a run folder, or a folder of chunk files) and
-    the run's metadata."""
+def _places(meta: dict, path: Path) -> list[tuple[int, int]]:
+    """The game ids a file holds, as ranges: a chunk says so in its metadata; a table saved
+    otherwise (``write_parquet`` of a loaded frame) is read for them."""
+    first, stop = meta.get("first_game"), meta.get("stop_game")
+    if isinstance(first, int) and isinstance(stop, int) and 0 <= first < stop:
+        return [(first, stop)]
+    import pyarrow.parquet as pq
+
+    try:
+        ids = np.unique(pq.read_table(path, columns=["game"]).column("game").to_numpy())
+    except Exception:  # noqa: BLE001  (no game column: _check_frame says so when it is read)
+        return []
+    breaks = np.flatnonzero(np.diff(ids) != 1) + 1
+    return [(int(run[0]), int(run[-1]) + 1) for run in np.split(ids, breaks) if len(run)]
+
+
+def _run_config(meta: dict) -> dict:
+    return {k: v for k, v in meta.items() if k not in _PLACE}
+
+
+def survey(path: str | Path, table: str = "results") -> Survey:
+    """Check the chunk files of ``table`` behind ``path`` (a run folder, a folder of chunk files,
+    or one chunk file) against each other and against ``run.json``. A chunk of another run, one
+    named for games it does not hold, or two chunks holding the same game raise ResultsError
+    naming the file: counting them would give wrong numbers, silently. Missing games are not an
+    error here: ``Survey.missing`` says which."""
+    if table not in schema.TABLES:
+        raise ResultsError(f"unknown table {table!r} (tables: {', '.join(schema.TABLES)})")
+    path = Path(path)
     if not path.exists():
         raise ResultsError(f"{path} does not exist")
     if path.is_file():
-        return [path], {}
+        meta = _chunk_meta(path)
+        own = meta.get("table", "results")
+        if own != table:  # a lone chunk file: its other table lies in the sibling folder
+            sibling = path.parent.parent / table / path.name
+            if not sibling.is_file():
+                raise ResultsError(f"{path} is a {own} chunk, and no {table} chunk lies beside it "
+                                   f"({sibling})")
+            path, meta = sibling, _chunk_meta(sibling)
+        return Survey(path, [path], _run_config(meta), _places(meta, path), True)
     manifest = path / RUN_FILE
-    meta = {}
+    config, marked, folder = None, True, path
     if manifest.is_file():
         try:
             doc = json.loads(manifest.read_text(encoding="utf-8"))
-            meta = {**doc["samsim"], "complete": bool(doc.get("complete"))}
+            config, marked = dict(doc["samsim"]), bool(doc.get("complete"))
         except (OSError, ValueError, KeyError, TypeError):
             raise ResultsError(f"{manifest} is unreadable") from None
         folder = path / table
-        files = [p for *_, p in _parts(folder)]
-        if not files and table != "results" and table not in meta.get("record", []):
+        if not _parts(folder) and table != "results" and table not in config.get("record", []):
             raise ResultsError(f"{path} holds no {table} records: simulate with --record {table}")
-        return files, meta
-    files = [p for *_, p in _parts(path)] or sorted(path.glob("*.parquet"))
-    if not files:
-        raise ResultsError(f"{path} holds no samsim results (no {RUN_FILE}, no .parquet files)")
-    return files, meta
+        candidates = [p for *_, p in _parts(folder)]
+    else:
+        candidates = [p for *_, p in _parts(path)] or sorted(path.glob("*.parquet"))
+        if not candidates:
+            raise ResultsError(f"{path} holds no samsim results (no {RUN_FILE}, no .parquet files)")
+    placed = []
+    for file in candidates:
+        meta = _chunk_meta(file)
+        named = _PART.match(file.name)
+        if named and [(int(named.group(1)), int(named.group(2)))] != _places(meta, file):
+            raise ResultsError(f"{file} is named for games {int(named.group(1)):,}.."
+                               f"{int(named.group(2)) - 1:,} but holds others (renamed or "
+                               f"copied?): remove it from {folder}")
+        if meta.get("table", "results") != table:
+            raise ResultsError(f"{file} is a {meta.get('table')} chunk, not {table}: remove it "
+                               f"from {folder}")
+        if config is None:
+            config = _run_config(meta)
+        difference = _describe_difference(config, _run_config(meta))
+        if difference:
+            raise ResultsError(f"{file} is not a chunk of the run in {path} ({difference}): "
+                               f"remove it from {folder}")
+        placed += [(first, stop, file) for first, stop in _places(meta, file)]
+    placed.sort()
+    for (a0, b0, f0), (a1, b1, f1) in zip(placed, placed[1:]):
+        if a1 < b0:
+            raise ResultsError(f"{f0.name} and {f1.name} in {folder} both hold games {a1:,}.."
+                               f"{min(b0, b1) - 1:,} (a copied chunk, or two runs written into "
+                               f"one folder): remove the stray file, or start again with "
+                               f"--overwrite")
+    games = int(config.get("games", placed[-1][1] if placed else 0))
+    for first, stop, file in placed:
+        if stop > games:
+            raise ResultsError(f"{file} holds games up to {stop - 1:,}, beyond this run's "
+                               f"{games:,}: remove it from {folder}")
+    return Survey(path, [f for *_, f in placed], config, [(a, b) for a, b, _ in placed], marked)
 
 
 def iter_chunks(path: str | Path, table: str = "results") -> Iterator[pd.DataFrame]:
     """The frames of a results file or folder, one chunk file at a time (what a report of ten
-    million games reads without holding them all)."""
-    if table not in schema.TABLES:
-        raise ResultsError(f"unknown table {table!r} (tables: {', '.join(schema.TABLES)})")
-    files, _ = _sources(Path(path), table)
-    for file in files:
+    million games reads without holding them all); checked first (``survey``)."""
+    for file in survey(path, table).files:
         yield _read_part(file, table)
 
 
 def run_metadata(path: str | Path) -> dict:
-    """The configuration of a results file or folder, with ``games_found`` (games in its files)
-    and ``complete`` (False for an interrupted run)."""
-    path = Path(path)
-    files, meta = _sources(path, "results")
-    found = 0
-    for file in files:
-        file_meta = read_metadata(file) if file.suffix == ".parquet" else {}
-        if not meta:
-            meta = {k: v for k, v in file_meta.items() if k not in ("first_game", "stop_game", "table")}
-        first, stop = file_meta.get("first_game"), file_meta.get("stop_game")
-        found += stop - first if first is not None else 0
-    meta = dict(meta)
-    meta["games_found"] = found
-    meta.setdefault("complete", found == meta.get("games"))
-    return meta
+    """The configuration of a results file or folder, with ``games_found`` (games in its files),
+    ``missing`` (ranges of game ids no file holds, stop exclusive) and ``complete`` (True only
+    for a finished run whose chunks hold every game once)."""
+    return survey(path, "results").metadata()
 
 
 def load(path: str | Path, table: str = "results") -> pd.DataFrame:
     """A results file or run folder as one frame (``samsim.schema``: one row per game and seat,
     and per round for ``table="rounds"``), in game order, the run's configuration in
-    ``df.attrs['samsim']``. An interrupted run loads what it finished (``complete`` is False)."""
-    parts = list(iter_chunks(path, table))
+    ``df.attrs['samsim']``. An interrupted or damaged run loads what it holds, and says so:
+    ``complete`` is False and ``missing`` lists the games it lacks."""
+    checked = survey(path, table)
+    parts = [_read_part(file, table) for file in checked.files]
     if not parts:
         columns = schema.TABLES[table]
         df = pd.DataFrame({c.name: pd.Series(dtype=c.dtype) for c in columns})
     else:
         df = parts[0] if len(parts) == 1 else pd.concat(parts, ignore_index=True)
-        if len(parts) > 1 and not df["game"].is_monotonic_increasing:
-            df = df.sort_values(["game", "seat"], kind="stable", ignore_index=True)
-    df.attrs["samsim"] = {**run_metadata(path), "table": table}
+    df.attrs["samsim"] = {**checked.metadata(), "table": table}
     return df
+
+
+@contextlib.contextmanager
+def writer_lock(out: str | Path):
+    """Hold ``out``'s lock while writing it, or raise ResultsError at once if another process
+    holds it: two writers in one folder would interleave chunks of different runs.
+
+    An flock, not a file whose existence is the lock: the kernel drops it when its process dies
+    however it dies, so a crashed writer never leaves the folder locked (its lock file stays and
+    is taken over). POSIX only: elsewhere no lock is taken."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover  (Windows)
+        yield
+        return
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise ResultsError(f"{out} is a file, not a folder: choose another --out")
+    prepare_output_dir(out)
+    fd = os.open(out / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            holder = os.pread(fd, 300, 0).decode(errors="replace").strip() or "another process"
+            raise ResultsError(f"{out} is being written by {holder}: wait for it to finish, or "
+                               f"choose another --out") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"samsim pid {os.getpid()} on {socket.gethostname()} since "
+                      f"{time.strftime('%Y-%m-%d %H:%M:%S')}\n".encode(), 0)
+        yield
+    finally:
+        os.close(fd)  # releases the lock; the file stays (removing it would race a new writer)
 
 
 # ------------------------------------------------------------------------------------ simulation
@@ -402,38 +571,41 @@ def run_simulation(games: int, players: int = 4, seed: int = 0, data: GameData |
     specs = seats.specs()
     config = run_config(games, players, seed, data, seats, record)
     tally = Tally()
-    todo = [(0, games)]
-    if out is not None:
-        todo = open_run(out, config, resume, overwrite, warn)
-        if todo != [(0, games)]:
-            for frame in iter_chunks(out, "results"):
-                tally.add(frame)
-            if "rounds" in record:
-                for frame in iter_chunks(out, "rounds"):
-                    tally.add_rounds(frame)
-    if before_play is not None and todo:
-        before_play()
-    if progress is not None:
-        progress(games - sum(b - a for a, b in todo))
-    for first, n, st in engine.batches(todo, players, seed, data, seats, chunk_size, threads,
-                                       record="rounds" in record):
-        frame = schema.results_frame(st, first, n, specs)
-        rounds = schema.rounds_frame(st, first, n, specs) if "rounds" in record else None
+    with writer_lock(out) if out is not None else contextlib.nullcontext():
+        todo = [(0, games)]
         if out is not None:
-            if rounds is not None:  # records first: the results file marks the chunk finished
-                write_chunk(out, "rounds", rounds, first, first + n, config)
-            write_chunk(out, "results", frame, first, first + n, config)
-        tally.add(frame)
-        if rounds is not None:
-            tally.add_rounds(rounds)
+            todo = open_run(out, config, resume, overwrite, warn)
+            if todo != [(0, games)]:
+                for frame in iter_chunks(out, "results"):
+                    tally.add(frame)
+                if "rounds" in record:
+                    for frame in iter_chunks(out, "rounds"):
+                        tally.add_rounds(frame)
+        if before_play is not None and todo:
+            before_play()
         if progress is not None:
-            progress(n)
-    if out is not None:
-        finish_run(out)
+            progress(games - sum(b - a for a, b in todo))
+        for first, n, st in engine.batches(todo, players, seed, data, seats, chunk_size, threads,
+                                           record="rounds" in record):
+            frame = schema.results_frame(st, first, n, specs)
+            rounds = schema.rounds_frame(st, first, n, specs) if "rounds" in record else None
+            if out is not None:
+                with interrupt.deferred():  # a chunk played is a chunk kept
+                    if rounds is not None:  # records first: the results file marks it finished
+                        write_chunk(out, "rounds", rounds, first, first + n, config)
+                    write_chunk(out, "results", frame, first, first + n, config)
+            tally.add(frame)
+            if rounds is not None:
+                tally.add_rounds(rounds)
+            if progress is not None:
+                progress(n)
+        if out is not None:
+            finish_run(out)
     tally.meta = {**config, "chunk_size": chunk_size}
     return tally
 
 
 __all__ = ["provenance", "write_parquet", "read_parquet", "read_metadata", "prepare_output_dir",
-           "open_run", "finish_run", "write_chunk", "iter_chunks", "run_metadata", "load",
+           "open_run", "finish_run", "write_chunk", "survey", "Survey", "writer_lock",
+           "iter_chunks", "run_metadata", "load",
            "run_config", "run_simulation", "ResultsError", "META_KEY", "RUN_FILE", "TABLES"]

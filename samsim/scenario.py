@@ -530,7 +530,8 @@ def _parse_decision(raw, where: str, nm: _Names, groups: list[list[int]] | None)
         if tile == SUITE and room is None:
             _fail(_join(bw, "room"), "a suite needs the room it covers")
         if tile != SUITE and room is not None:
-            _fail(_join(bw, "room"), f"only a suite is placed on a room, not {TILE_KINDS[tile]}")
+            _fail(_join(bw, "room"), f"only a suite is placed on a room, not the "
+                                             f"{TILE_KINDS[tile].replace('_', ' ')} tile")
         dec["build"] = {"tile": tile, "room": room}
 
     dec["send_home"] = nm.rooms(raw.get("send_home", []), _join(where, "send_home"))
@@ -908,6 +909,10 @@ def describe_events(data: GameData, events: Sequence[Sequence[int]], position: M
     def card(k: int) -> str:
         return "Staff holiday" if k == c.holiday_card else data.card_name(k)
 
+    def tile(kind: int) -> str:  # "an extra room tile": a sentence, not the data file's key
+        name = TILE_KINDS[kind].replace("_", " ") if 0 <= kind < len(TILE_KINDS) else f"kind {kind}"
+        return f"{'an' if name[0] in 'aeiou' else 'a'} {name} tile"
+
     def leave(s: int, ch: int, room: int) -> None:
         if s < n_seats and room < len(rooms[s]) and ch in rooms[s][room]:
             rooms[s][room].remove(ch)
@@ -921,7 +926,7 @@ def describe_events(data: GameData, events: Sequence[Sequence[int]], position: M
             flags[rnd] = a
             lines.append(f"{head}the flag is {data.nation_names[a]}")
         elif kind == "REVEAL":
-            lines.append(f"{head}build tile revealed: {TILE_KINDS[a]}")
+            lines.append(f"{head}build tile revealed: {tile(a)}")
         elif kind == "DEPART":
             leave(s, a, b)
             nation = a // c.chips_per_nation
@@ -957,8 +962,7 @@ def describe_events(data: GameData, events: Sequence[Sequence[int]], position: M
                          "instead")
         elif kind == "BUY":
             bought.add((rnd, s))
-            article = "an" if TILE_KINDS[a][0] in "aeiou" else "a"
-            text = f"{head}{who(s)} buys {article} {TILE_KINDS[a].replace('_', ' ')} tile for {b}"
+            text = f"{head}{who(s)} buys {tile(a)} for {b}"
             if s < n_seats:
                 if a == EXTRA_ROOM:
                     text += f" (new room {len(rooms[s])})"

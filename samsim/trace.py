@@ -67,20 +67,117 @@ def _engine(name: str):
     raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {name!r}")
 
 
-def events_frame(data: GameData, players: int, game: int, events, seat_names=()) -> pd.DataFrame:
-    """One game's event rows as a trace (``TRACE_COLUMNS``), each with its English line."""
+#: Games described per chunk when a trace is streamed: memory holds one chunk's rows, text and
+#: JSON (a peak of 50-100 MB for 250 four-player games), whatever the number of games.
+DEFAULT_CHUNK = 250
+#: Games per kernel call: each logged game reserves ``MAX_EVENTS`` rows (229 KB) however few it
+#: writes, so a larger batch costs memory and gains nothing once both cores are busy.
+_BATCH = 64
+_KIND_ARRAY = np.array(KIND_NAMES, dtype=object)
+
+
+def _frame(data: GameData, players: int, games, logs, seat_names=()) -> pd.DataFrame:
+    """Several games' event rows as one trace frame: pandas builds one frame per chunk, not one
+    per game (a frame costs milliseconds, as much as describing a game)."""
     from samsim.scenario import describe_events
 
-    rows = np.asarray(events, dtype=np.int64).reshape(-1, len(FIELDS))
+    logs = [np.asarray(rows, dtype=np.int64).reshape(-1, len(FIELDS)) for rows in logs]
+    lens = np.array([len(rows) for rows in logs], dtype=np.int64)
+    rows = np.concatenate(logs) if logs else np.zeros((0, len(FIELDS)), np.int64)
+    first = np.repeat(np.cumsum(lens) - lens, lens)
+    text: list[str] = []
+    position = {"players": int(players)}
+    for log in logs:  # plain ints: describe_events converts every field, and numpy's are slow
+        text += describe_events(data, log.tolist(), position=position, seat_names=seat_names)
     return pd.DataFrame({
-        "game": np.full(len(rows), game, np.int64),
-        "seq": np.arange(len(rows), dtype=np.int64),
+        "game": np.repeat(np.asarray(games, dtype=np.int64), lens),
+        "seq": np.arange(len(rows), dtype=np.int64) - first,
         "round": rows[:, 0],
-        "kind": [KIND_NAMES[k] for k in rows[:, 1]],
+        "kind": _KIND_ARRAY[rows[:, 1]],
         "seat": rows[:, 2], "a": rows[:, 3], "b": rows[:, 4], "c": rows[:, 5], "d": rows[:, 6],
-        "text": describe_events(data, events, position={"players": int(players)},
-                                seat_names=seat_names),
+        "text": text,
     })
+
+
+def events_frame(data: GameData, players: int, game: int, events, seat_names=()) -> pd.DataFrame:
+    """One game's event rows as a trace (``TRACE_COLUMNS``), each with its English line."""
+    return _frame(data, players, [game], [events], seat_names)
+
+
+def _runs(ids: list[int]) -> list[tuple[int, int]]:
+    """``ids`` as (first, count) runs of consecutive ids, in order, none over ``_BATCH``: one
+    kernel call each."""
+    runs: list[tuple[int, int]] = []
+    for g in ids:
+        if runs and g == runs[-1][0] + runs[-1][1] and runs[-1][1] < _BATCH:
+            runs[-1] = (runs[-1][0], runs[-1][1] + 1)
+        else:
+            runs.append((g, 1))
+    return runs
+
+
+def _logs(data: GameData, players: int, seed: int, ids: list[int], seats):
+    """Yield (game, its event rows) in the order of ``ids``, played in batches of consecutive
+    ids: one single-game call costs ten times a game's share of a batch (a line-up parsed, a
+    fresh log allocated, a snapshot taken)."""
+    from samsim import engine
+    from samsim.events import MAX_EVENTS
+    from samsim.state import State, allocate
+
+    buffer = None
+    for first, n in _runs(ids):
+        if buffer is None:  # the deal resets each game's log, so one buffer serves every batch
+            buffer = allocate(data.components, min(_BATCH, len(ids)), players, log=True)
+        st = engine.run_batch(n, players, seed, first, data, reuse=State(*(a[:n] for a in buffer)),
+                              strategies=seats)
+        for j in range(n):
+            count = int(st.n_events[j])
+            if count > MAX_EVENTS:
+                raise RuntimeError(f"event log overflow in game {first + j}: {count} events, "
+                                   f"room for {MAX_EVENTS}")
+            yield first + j, st.events[j, :count].copy()  # the buffer is the next batch's
+
+
+def _prepare(players, seed, games, data, params, chunk):
+    """Everything a trace needs, checked before any game is played: (data, players, seed, ids,
+    line-up, chunk, metadata)."""
+    from samsim import engine
+    from samsim.strategy import lineup
+
+    data = data or comps.load()
+    ids = _game_ids(games)
+    players = engine._check_players(data, players)
+    seed = int(engine._check_seed(seed))
+    if not isinstance(chunk, (int, np.integer)) or isinstance(chunk, bool) or chunk < 1:
+        raise ValueError(f"chunk must be a positive whole number of games, got {chunk!r}")
+    seats = lineup(players, None, params)
+    meta = {"kind": "trace", "players": players, "seed": seed, "games": ids, "policy": "random",
+            "params": params, **results.provenance(data)}
+    return data, players, seed, ids, seats, int(chunk), meta
+
+
+def _chunks(data, players, seed, ids, seats, chunk):
+    games: list[int] = []
+    logs: list[np.ndarray] = []
+    for game, rows in _logs(data, players, seed, ids, seats):
+        games.append(game)
+        logs.append(rows)
+        if len(games) == chunk:
+            yield _frame(data, players, games, logs)
+            games, logs = [], []
+    if games:
+        yield _frame(data, players, games, logs)
+
+
+def trace_chunks(players: int, seed: int, games: int | Iterable[int] = 1,
+                 data: GameData | None = None, params=None, chunk: int = DEFAULT_CHUNK):
+    """``trace_games``, ``chunk`` games at a time, so that a caller can write or count as it goes
+    with memory flat in the number of games; the chunks concatenated are ``trace_games``' rows.
+
+    Inputs are checked now, before the first chunk is asked for.
+    """
+    data, players, seed, ids, seats, chunk, _ = _prepare(players, seed, games, data, params, chunk)
+    return _chunks(data, players, seed, ids, seats, chunk)
 
 
 def trace_games(players: int, seed: int, games: int | Iterable[int] = 1,
@@ -90,19 +187,84 @@ def trace_games(players: int, seed: int, games: int | Iterable[int] = 1,
     ``games`` is a count k (games 0..k-1) or a list of game ids. Columns: ``TRACE_COLUMNS``
     (``kind`` is the event's name, ``seq`` its index in its game's log, ``text`` its English line).
     ``df.attrs['samsim']`` holds what replaying needs (seed, players, params, data sha256).
+    Everything is held in memory: for thousands of games write them with ``write_games``.
     """
-    from samsim import engine
-
-    data = data or comps.load()
-    ids = _game_ids(games)
-    frames = [events_frame(data, players, game,
-                           engine.play_game(data, players, seed, game, params, log=True).events)
-              for game in ids]
-    df = pd.concat(frames, ignore_index=True)
-    df.attrs["samsim"] = {"kind": "trace", "players": int(players), "seed": int(seed),
-                          "games": ids, "policy": "random", "params": params,
-                          **results.provenance(data)}
+    data, players, seed, ids, seats, chunk, meta = _prepare(players, seed, games, data, params,
+                                                            DEFAULT_CHUNK)
+    frames = list(_chunks(data, players, seed, ids, seats, chunk))
+    df = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
+    df.attrs["samsim"] = meta
     return df
+
+
+def write_games(players: int, seed: int, games: int | Iterable[int], data: GameData | None,
+                path: str | Path, params=None, chunk: int = DEFAULT_CHUNK,
+                progress=None) -> Path:
+    """Trace games straight into a file (``.jsonl`` or ``.parquet``, as ``write_trace`` writes
+    them), ``chunk`` games at a time: memory stays flat however many games, and the file is
+    the same as ``write_trace(trace_games(...))`` would write.
+
+    The file appears whole or not at all: it is written under a temporary name and renamed at
+    the end (an error or Ctrl-C leaves no partial trace behind). ``progress(games, frame)``, if
+    given, is called after each chunk is written with its number of games and its rows.
+    """
+    path = check_trace_path(path)
+    data, players, seed, ids, seats, chunk, meta = _prepare(players, seed, games, data, params,
+                                                            chunk)
+    frames = _chunks(data, players, seed, ids, seats, chunk)
+    left = len(ids)
+
+    def done(frame):
+        nonlocal left
+        games = min(chunk, left)  # every chunk is whole but the last
+        left -= games
+        if progress is not None:
+            progress(games, frame)
+
+    def parquet(tmp: Path) -> None:
+        import pyarrow.parquet as pq
+
+        writer = None
+        try:
+            for frame in frames:
+                table = _arrow(frame, meta)
+                if writer is None:
+                    writer = pq.ParquetWriter(tmp, table.schema)
+                writer.write_table(table.cast(writer.schema))
+                done(frame)
+        finally:
+            if writer is not None:
+                writer.close()
+
+    def jsonl(tmp: Path) -> None:
+        with open(tmp, "w", encoding="utf-8", newline="\n") as out:
+            out.write(_header(meta))
+            for frame in frames:
+                out.write(_json_lines(frame))
+                done(frame)
+
+    results._atomic(path, parquet if path.suffix == ".parquet" else jsonl)
+    return path
+
+
+def _arrow(df: pd.DataFrame, metadata: dict):
+    """A trace as an Arrow table with the samsim metadata, as ``results.write_parquet`` stores
+    it (so that ``read_trace`` and ``results.read_metadata`` read a streamed file alike)."""
+    import pyarrow as pa
+
+    table = pa.Table.from_pandas(df[list(TRACE_COLUMNS)], preserve_index=False)
+    meta = dict(table.schema.metadata or {})
+    meta[results.META_KEY] = json.dumps(metadata, sort_keys=True).encode()
+    return table.replace_schema_metadata(meta)
+
+
+def _header(metadata: dict) -> str:
+    return json.dumps({"samsim": metadata}, sort_keys=True) + "\n"
+
+
+def _json_lines(df: pd.DataFrame) -> str:
+    body = df[list(TRACE_COLUMNS)].to_json(orient="records", lines=True, force_ascii=False)
+    return body if not body or body.endswith("\n") else body + "\n"
 
 
 def check_trace_path(path: str | Path) -> Path:
@@ -128,9 +290,8 @@ def write_trace(df: pd.DataFrame, path: str | Path, metadata: dict | None = None
     metadata = df.attrs.get("samsim", {}) if metadata is None else metadata
     if path.suffix == ".parquet":
         return results.write_parquet(df[list(TRACE_COLUMNS)], path, metadata)
-    header = json.dumps({"samsim": metadata}, sort_keys=True) + "\n"
-    body = df[list(TRACE_COLUMNS)].to_json(orient="records", lines=True, force_ascii=False)
-    results._atomic(path, lambda tmp: tmp.write_text(header + body, encoding="utf-8"))
+    text = _header(metadata) + _json_lines(df)
+    results._atomic(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
     return path
 
 
@@ -278,5 +439,5 @@ def _span(ids: list[int]) -> str:
     return ", ".join(map(str, ids)) if len(ids) <= 8 else f"{ids[0]}..{ids[-1]} ({len(ids)} games)"
 
 
-__all__ = ["trace_games", "write_trace", "read_trace", "replay_check", "check_trace_path",
+__all__ = ["trace_games", "trace_chunks", "write_games", "write_trace", "read_trace", "replay_check", "check_trace_path",
            "decisions_from_events", "ReplayMismatch", "TRACE_COLUMNS"]

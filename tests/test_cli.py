@@ -189,27 +189,23 @@ def test_a_killed_run_resumes_to_the_uninterrupted_result(sig, tmp_path, uninter
         time.sleep(0.02)
     proc.send_signal(sig)
     _, stderr = proc.communicate(timeout=120)
-    kept = len(list((out / "results").glob("*.parquet")))
-    assert 3 <= kept < KILLED_GAMES // 1000, f"the run must be killed mid-way: {kept}, {stderr}"
+    kept = results.run_metadata(out)["games_found"]
+    assert 3000 <= kept < KILLED_GAMES, f"the run must be killed mid-way: {kept}, {stderr}"
     if sig == signal.SIGKILL:
         assert proc.returncode == -signal.SIGKILL
     else:
         assert proc.returncode == 130, stderr
         assert "Traceback" not in stderr
-        assert f"interrupted after {kept * 1000:,} of {KILLED_GAMES:,} games" in stderr, stderr
+        assert f"interrupted after {kept:,} of {KILLED_GAMES:,} games" in stderr, stderr
         assert "add --resume to the same command" in stderr, stderr
 
     done = run(*args, "--resume")
     assert done.returncode == 0, done.stderr
-    for table in ("results", "rounds"):  # the same chunk files, byte for byte
-        mine = sorted(p.name for p in (out / table).glob("*.parquet"))
-        assert mine == sorted(p.name for p in (uninterrupted / table).glob("*.parquet"))
-        for name in mine:
-            assert (out / table / name).read_bytes() == (uninterrupted / table / name).read_bytes()
     assert not list((out / "results").glob(".*"))
-    df = samsim.load(out)
-    assert df.attrs["samsim"]["complete"]
-    pd.testing.assert_frame_equal(df, samsim.load(uninterrupted))
+    for table in ("results", "rounds"):  # the same games, whatever chunks they came in
+        df = samsim.load(out, table)
+        assert df.attrs["samsim"]["complete"]
+        pd.testing.assert_frame_equal(df, samsim.load(uninterrupted, table))
 
 
 _PEAK = """
@@ -524,3 +520,114 @@ def test_bad_input_is_one_line_and_exit_2(case, tmp_path):
     assert len(lines) == 1 and lines[0].startswith("samsim: error: "), done.stderr
     assert done.stdout == ""
     assert not list(tmp_path.rglob("*-*.parquet"))  # no chunk was written
+
+
+# ------------------------------------------------------------------------------ stopping
+
+
+def _start(args, cwd=None) -> subprocess.Popen:
+    # A shell starts background jobs with SIGINT ignored, and children inherit that: restore it,
+    # as a terminal's Ctrl-C finds it.
+    return subprocess.Popen([SAMSIM, *map(str, args)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL, cwd=cwd,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+
+
+def _wait_for(path: Path, proc: subprocess.Popen) -> None:
+    deadline = time.monotonic() + TIMEOUT
+    while not path.exists():
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+        time.sleep(0.02)
+
+
+def test_ctrl_c_stops_within_a_second_and_keeps_the_games_played(tmp_path):
+    """Chunks of 100,000 lookahead games (a minute each): Ctrl-C after a few seconds of play
+    ends the run within about a second, with the games played written, not thrown away."""
+    assert run("simulate", "--games", 10, "--strategies", "lookahead").returncode == 0  # loaded
+    out = tmp_path / "run"
+    proc = _start(["simulate", "--games", 1_000_000, "--chunk-size", 100_000, "--strategies",
+                   "lookahead", "--out", out])
+    _wait_for(out / results.RUN_FILE, proc)
+    time.sleep(4)
+    proc.send_signal(signal.SIGINT)
+    sent = time.monotonic()
+    _, stderr = proc.communicate(timeout=60)
+    took = time.monotonic() - sent
+    assert proc.returncode == 130 and "Traceback" not in stderr, stderr
+    assert took < 3, f"{took:.1f} s to stop"
+    kept = results.run_metadata(out)["games_found"]
+    assert kept > 0, stderr
+    assert f"interrupted after {kept:,} of 1,000,000 games" in stderr
+
+
+_STUCK = '''"""Never returns from its first price card (a bug a user could write)."""
+from samsim.strategy import decision
+
+PARAMS = {"spin": 0.0}
+LIMITS = {"spin": (0.0, 1.0)}
+
+
+@decision
+def card(comp, view, params, rng, out):
+    k = 0
+    while params[0] >= 0.0:  # always: the default is 0
+        k += 1
+    out[0] = k
+'''
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["sigterm", "ctrl-c"])
+def test_a_strategy_stuck_in_a_loop_is_stopped(sig, tmp_path):
+    from samsim.strategy import load_strategy
+
+    (tmp_path / "strategies").mkdir()
+    (tmp_path / "strategies" / "stuck.py").write_text(_STUCK)
+    load_strategy(str(tmp_path / "strategies" / "stuck.py")).addresses()  # compiled beforehand
+    proc = _start(["simulate", "--games", 100, "--strategies", "stuck", "--out", "run"],
+                  cwd=tmp_path)
+    _wait_for(tmp_path / "run" / results.LOCK_FILE, proc)
+    time.sleep(5)  # loaded, and spinning inside the kernel
+    assert proc.poll() is None
+    proc.send_signal(sig)
+    sent = time.monotonic()
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    assert time.monotonic() - sent < 10
+    assert "did not come back within 3 s" in stderr and "Traceback" not in stderr, stderr
+
+
+# ------------------------------------------------------------------------------ refusals, output
+
+
+@pytest.mark.parametrize("args, message", [
+    (["simulate", "--strategies", ""], "--strategies: no strategy given"),
+    (["simulate", "--games", 2**63], "games must be at most 9,223,372,036,854,775,807"),
+    (["play", "--game", 2**63 - 1], "game ids are whole numbers 0..9,223,372,036,854,775,806"),
+    (["balance", "--strategy", "greedy", "--pool", "greedy,saver"], "not both"),
+    (["report", "nowhere"], "nowhere does not exist"),
+])
+def test_refused_in_one_line(args, message):
+    done = run(*args)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("\n") == 1 and message in done.stderr, done.stderr
+
+
+def test_whole_runs_on_the_command_line(tmp_path):
+    out = tmp_path / "my run"  # a space: suggested commands quote it
+    done = run("simulate", "--games", 600, "--chunk-size", 200, "--strategies", "greedy",
+               "--out", out)
+    assert done.returncode == 0, done.stderr
+    assert f"samsim report '{out}' --out '{out / 'report'}'" in done.stdout
+    sorted((out / "results").glob("*.parquet"))[1].unlink()
+    refused = run("report", out)
+    assert refused.returncode == 2 and "400 of 600 games; missing 200-399" in refused.stderr
+    shown = run("report", out, "--partial")
+    assert shown.returncode == 0 and "PARTIAL: 400 of 600 games" in shown.stdout, shown.stderr
+    twice = run("report", out, out, "--partial")
+    assert twice.returncode == 2 and "the same run twice" in twice.stderr
+
+
+def test_tables_written_to_a_pipe_are_not_cut(tmp_path):
+    done = run("strategies")  # stdout is a pipe here
+    assert done.returncode == 0
+    assert max(len(line) for line in done.stdout.splitlines()) > 80

@@ -15,6 +15,7 @@ from samsim import components, engine, results, schema
 from samsim.results import ResultsError
 from samsim.stats import Tally, tally, wilson_interval
 from samsim.designs import pool_design
+from samsim.report import load_report
 
 DATA = components.load()
 POOL = ["greedy", "undercut", "saver", "holiday", "random"]
@@ -419,3 +420,199 @@ def test_tally_checks_its_chunks_against_each_other():
     [(_, _, check)] = bad.chunk_checks()
     assert check.rejected and check.flagged[0] == 2
     assert any(line.startswith("warning: run (4 players)") for line in Report(bad, []).notes())
+
+
+# ------------------------------------------------------------------------------------ whole runs
+
+
+def _parts(run, table="results"):
+    return sorted((run / table).glob("*.parquet"))
+
+
+def test_a_deleted_chunk_makes_the_run_partial_and_says_which_games(tmp_path):
+    _run(tmp_path, record=("rounds",))
+    _parts(tmp_path)[1].unlink()  # games 128..255
+    meta = samsim.load(tmp_path).attrs["samsim"]
+    assert not meta["complete"] and meta["games_found"] == 600 - 128
+    assert meta["missing"] == [[128, 256]]
+    assert results.survey(tmp_path).describe() == "472 of 600 games; missing 128-255"
+    with pytest.raises(ResultsError, match=r"not a whole run \(damaged: chunks are missing; "
+                                           r"472 of 600 games; missing 128-255\).*--partial"):
+        load_report([tmp_path])
+    partial = load_report([tmp_path], partial=True)
+    assert partial.tally.n_games == 472
+    assert any("PARTIAL: 472 of 600 games; missing 128-255" in line for line in partial.notes())
+
+
+def test_a_copied_chunk_is_refused_not_counted_twice(tmp_path):
+    _run(tmp_path)
+    first = _parts(tmp_path)[0]
+    copy = first.with_name(results.part_name(600, 728))
+    copy.write_bytes(first.read_bytes())  # the same games under another name
+    with pytest.raises(ResultsError, match="named for games 600..727 but holds others"):
+        samsim.load(tmp_path)
+    copy.unlink()
+    (tmp_path / "results" / "backup.parquet").write_bytes(first.read_bytes())
+    assert len(samsim.load(tmp_path)) == 600 * 4  # a file not named as a chunk is not one
+    copy.write_bytes(first.read_bytes())
+    with pytest.raises(ResultsError, match="renamed or copied"):
+        _run(tmp_path, resume=True)
+
+
+def test_overlapping_chunks_of_two_writers_are_refused(tmp_path):
+    _run(tmp_path, chunk=128)
+    other = tmp_path / "other"
+    _run(other, chunk=100)
+    stray = _parts(other)[1]  # games 100..199, overlapping this run's 0..127 and 128..255
+    (tmp_path / "results" / stray.name).write_bytes(stray.read_bytes())
+    with pytest.raises(ResultsError, match="both hold games 100..127"):
+        samsim.load(tmp_path)
+    with pytest.raises(ResultsError, match="both hold games"):
+        load_report([tmp_path], partial=True)
+
+
+def test_a_chunk_of_another_run_is_refused(tmp_path):
+    _run(tmp_path)
+    other = tmp_path / "other"
+    results.run_simulation(600, 4, seed=6, data=DATA, chunk_size=128, out=other,
+                           strategies=pool_design(4, POOL))
+    mine = _parts(tmp_path)[2]
+    mine.write_bytes(_parts(other)[2].read_bytes())  # same name, same games, another seed
+    with pytest.raises(ResultsError, match=rf"{mine.name} is not a chunk of the run .*\(seed 5, "
+                                           rf"not 6\)"):
+        samsim.load(tmp_path)
+    with pytest.raises(ResultsError, match="not a chunk of the run"):
+        load_report([tmp_path])
+    with pytest.raises(ResultsError, match="not a chunk of the run"):
+        _run(tmp_path, resume=True)  # resuming would mix two runs
+
+
+def test_a_chunk_whose_rows_were_edited_is_refused(tmp_path):
+    _run(tmp_path)
+    part = _parts(tmp_path)[0]
+    df = results.read_parquet(part)
+    results.write_parquet(df.iloc[4:], part)  # metadata kept, a game's rows gone
+    with pytest.raises(ResultsError, match="rows do not"):
+        samsim.load(tmp_path)
+
+
+def test_a_corrupt_chunk_is_named(tmp_path):
+    _run(tmp_path)
+    bad = _parts(tmp_path)[3]
+    bad.write_bytes(b"PAR1 not really")
+    with pytest.raises(ResultsError, match=rf"{bad}.* not a readable Parquet file"):
+        load_report([tmp_path])
+
+
+def test_the_same_games_given_twice_to_a_report_are_refused(tmp_path):
+    _run(tmp_path / "a")
+    with pytest.raises(ValueError, match=r"both hold games 0..599 of seed 5 at 4 players \(the "
+                                         r"same run twice\)"):
+        load_report([tmp_path / "a", tmp_path / "a"])
+    results.run_simulation(300, 4, seed=5, data=DATA, out=tmp_path / "b", strategies="greedy")
+    with pytest.raises(ValueError, match="share their deals"):  # another line-up, same deals
+        load_report([tmp_path / "a", tmp_path / "b"])
+    results.run_simulation(300, 4, seed=8, data=DATA, out=tmp_path / "c", strategies="greedy")
+    assert load_report([tmp_path / "a", tmp_path / "c"]).tally.n_games == 900
+
+
+def test_one_name_for_two_codes_is_never_pooled(tmp_path):
+    for seed in (1, 2):
+        results.run_simulation(100, 4, seed=seed, data=DATA, out=tmp_path / str(seed),
+                               strategies="greedy")
+    run = tmp_path / "2"  # as if greedy had been edited between the two runs
+    doc = json.loads((run / "run.json").read_text())
+    doc["samsim"]["strategy_sources"]["greedy"] = "0123456789abcdef"
+    (run / "run.json").write_text(json.dumps(doc))
+    for part in _parts(run):
+        df = results.read_parquet(part)
+        results.write_parquet(df, part, {**df.attrs["samsim"],
+                                         "strategy_sources": doc["samsim"]["strategy_sources"]})
+    with pytest.raises(ValueError, match="strategy greedy is different code"):
+        load_report([tmp_path / "1", run])
+
+
+def test_a_lone_chunk_reads_with_its_rounds(tmp_path):
+    _run(tmp_path, record=("rounds",))
+    chunk = _parts(tmp_path)[1]
+    rounds = samsim.load(chunk, "rounds")  # from the sibling rounds/ chunk
+    assert set(rounds["game"]) == set(range(128, 256))
+    report = load_report([chunk], partial=True)
+    assert report.tally.n_games == 128 and report.tally.rounds is not None
+    with pytest.raises(ResultsError, match="not a whole run"):
+        load_report([chunk])
+
+
+def test_one_writer_per_folder_and_a_dead_writers_lock_is_taken_over(tmp_path):
+    import fcntl
+
+    out = tmp_path / "run"
+    out.mkdir()
+    lock = out / results.LOCK_FILE
+    lock.write_text("samsim pid 999999 on gone since yesterday\n")  # a crashed writer's file
+    _run(out, games=200)  # not stuck: nobody holds it
+    assert samsim.load(out).attrs["samsim"]["complete"]
+    with open(lock) as held:  # another writer, alive
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        with pytest.raises(ResultsError, match=rf"{out} is being written by samsim pid "
+                                               rf"{os.getpid()}"):
+            _run(out, games=200, overwrite=True)
+    assert samsim.load(out).attrs["samsim"]["complete"]  # untouched by the refused writer
+
+
+def test_a_full_disk_names_the_file(tmp_path, monkeypatch):
+    import errno
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(pq, "write_table", full)
+    with pytest.raises(ResultsError, match=r"cannot write .*results/000000000000-000000000128"
+                                           r"\.parquet: No space left on device"):
+        _run(tmp_path)
+
+
+def test_an_interrupt_keeps_the_games_played_and_resume_completes_the_run(tmp_path, monkeypatch):
+    """Ctrl-C between two units of a chunk: the chunk's finished units are written as a shorter
+    chunk, and resuming plays only the rest."""
+    calls = []
+    real = engine.run_batch
+
+    def interrupted_third_unit(*args, **kwargs):
+        calls.append(args[0])
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(engine, "run_batch", interrupted_third_unit)
+    monkeypatch.setattr(engine, "UNIT_SECONDS", 0.0)  # the smallest units
+    with pytest.raises(KeyboardInterrupt):
+        _run(tmp_path, games=600, chunk=600)
+    kept = calls[0] + calls[1]
+    assert samsim.load(tmp_path).attrs["samsim"]["missing"] == [[kept, 600]]
+    monkeypatch.setattr(engine, "run_batch", real)
+    _run(tmp_path, games=600, chunk=600, resume=True)
+    pd.testing.assert_frame_equal(samsim.load(tmp_path), engine.simulate(
+        600, 4, 5, DATA, strategies=pool_design(4, POOL)))
+
+
+def test_units_grow_with_the_speed_measured(monkeypatch):
+    sizes = []
+    real = engine.run_batch
+
+    def counted(*args, **kwargs):
+        sizes.append(args[0])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(engine, "run_batch", counted)
+    chunks = [(first, n) for first, n, _ in engine.batches(
+        [(0, 3000)], 4, 1, DATA, engine.lineup(4, "greedy"), chunk_size=3000)]
+    assert chunks == [(0, 3000)] and sum(sizes) == 3000
+    assert sizes[0] == 4 * engine.numba.get_num_threads() and max(sizes) > sizes[0]
+
+
+def test_game_ids_beyond_int64_are_refused():
+    with pytest.raises(ValueError, match=r"games must be at most 9,223,372,036,854,775,807"):
+        engine.checked(2**63, 4, 1, DATA, None, 100, None, "random")
+    with pytest.raises(ValueError, match="game ids are whole numbers"):
+        engine.run_batch(1, 4, 1, 2**63 - 1, DATA)

@@ -11,10 +11,10 @@ import pandas as pd
 import pytest
 
 import samsim
-from samsim import components, engine
+from samsim import components, engine, trace
 from samsim.events import KIND_NAMES
 from samsim.trace import (TRACE_COLUMNS, ReplayMismatch, read_trace, replay_check, trace_games,
-                          write_trace)
+                          write_games, write_trace)
 
 DATA = components.load()
 SEED = 7
@@ -129,3 +129,87 @@ def test_replay_refuses_other_data(traced, tmp_path):
     variant.write_text(text.replace("starting_money = 25", "starting_money = 30"), encoding="utf-8")
     with pytest.raises(ValueError, match="data file"):
         replay_check(traced, data=components.load(variant))
+
+
+# ------------------------------------------------------------------------------ streamed traces
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".parquet"])
+def test_streamed_file_is_the_traced_table(suffix, tmp_path):
+    ids = [0, 1, 2, 5, 6, 40]  # runs of consecutive ids and gaps, more games than one chunk
+    calls = []
+    streamed = write_games(PLAYERS, SEED, ids, DATA, tmp_path / f"streamed{suffix}", chunk=4,
+                           progress=lambda n, frame: calls.append((n, len(frame))))
+    whole = write_trace(trace_games(PLAYERS, SEED, ids, data=DATA), tmp_path / f"whole{suffix}")
+    assert [n for n, _ in calls] == [4, 2]
+    back, expected = read_trace(streamed), read_trace(whole)
+    pd.testing.assert_frame_equal(back, expected)
+    assert sum(rows for _, rows in calls) == len(back)
+    assert back.attrs["samsim"] == expected.attrs["samsim"]
+    assert back.attrs["samsim"]["games"] == ids
+    if suffix == ".jsonl":
+        assert streamed.read_bytes() == whole.read_bytes()
+    assert replay_check(streamed, [5, 40]) > 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([streamed.name, whole.name])
+
+
+def test_a_failed_stream_leaves_no_file(tmp_path):
+    path = tmp_path / "trace.parquet"
+
+    def stop(n, frame):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        write_games(PLAYERS, SEED, 6, DATA, path, chunk=2, progress=stop)
+    assert list(tmp_path.iterdir()) == []  # neither the trace nor its temporary file
+
+
+@pytest.mark.parametrize("bad", [{"players": 9}, {"seed": -1}, {"games": 0}, {"chunk": 0},
+                                 {"path": "trace.csv"}])
+def test_streaming_checks_its_arguments_first(bad, tmp_path):
+    args = {"players": PLAYERS, "seed": SEED, "games": 2, "chunk": 1, "path": "trace.jsonl", **bad}
+    with pytest.raises(ValueError):
+        write_games(args["players"], args["seed"], args["games"], DATA, tmp_path / args["path"],
+                    chunk=args["chunk"])
+    assert list(tmp_path.iterdir()) == []
+
+
+def _peak(path, games: int, chunk: int) -> int:
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        write_games(PLAYERS, SEED, games, DATA, path, chunk=chunk)
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".parquet"])
+def test_trace_memory_flat(suffix, tmp_path, monkeypatch):
+    """Writing 4x the games with the same chunk size must not need 4x the memory (tracemalloc
+    sees numpy's arrays and every Python string of the text column; holding every game, as
+    ``write_trace(trace_games(...))`` does, measures about 4x here)."""
+    monkeypatch.setattr(trace, "_BATCH", 4)  # the kernel's event buffer: small, so n can be
+    n, chunk = 16, 4
+    path = tmp_path / f"trace{suffix}"
+    _peak(path, chunk, chunk)  # imports and first-use caches, outside the measurement
+    small, large = _peak(path, n, chunk), _peak(path, 4 * n, chunk)
+    assert large < 1.5 * small + 2**20, (small, large)
+    assert read_trace(path)["game"].nunique() == 4 * n  # the large run did write its games
+
+
+def test_event_text_names_tiles_in_english():
+    """Tile kinds read as words with the right article, never as data-file keys: "an extra room
+    tile", not "a extra_room"."""
+    import re
+
+    df = pd.concat([trace_games(players, SEED, games=6, data=DATA) for players in (3, 6)])
+    text = df["text"]
+    assert not text.str.contains(r"\ba [aeiou]").any(), text[text.str.contains(r"\ba [aeiou]")]
+    assert not text.str.contains(r"\b[a-z]+_[a-z]+").any()  # extra_room, send_home as keys
+    tiles = text[df["kind"].isin(["REVEAL", "BUY"])]
+    assert tiles.str.contains("an extra room tile").any()
+    assert tiles.str.contains(r"\ba (?:suite|pool|switch|send home|recall) tile").any()
+    for line in tiles:
+        assert re.search(r"\ban? [a-z ]+ tile\b", line), line

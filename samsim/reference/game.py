@@ -390,7 +390,8 @@ class Round:
                 raise self.illegal(s, f"a suite cannot go on room {room} (it must be one of the "
                                       f"hotel's rooms that is not a suite yet)")
         elif room is not None:
-            raise self.illegal(s, f"only a suite is placed on a room, not a {TILE_KINDS[kind]}")
+            raise self.illegal(s, f"only a suite is placed on a room, not the "
+                                      f"{TILE_KINDS[kind].replace('_', ' ')} tile")
         price = self.bid(s)
         seat.money -= price
         self.game.table_tiles[kind] -= 1
