@@ -199,12 +199,11 @@ def plots(counts: list[PlayerCount], out: Path) -> list[Path]:
 
 
 def write_balance(counts: list[PlayerCount], header: list[str], out) -> list[Path]:
-    from samsim.results import prepare_output_dir
+    from samsim.results import prepare_output_dir, write_text
 
     out = prepare_output_dir(out)
     drawn = plots(counts, out)
-    path = out / "balance.md"
-    path.write_text(markdown(counts, header, drawn), encoding="utf-8")
+    path = write_text(out / "balance.md", markdown(counts, header, drawn))
     return [path, *drawn]
 
 

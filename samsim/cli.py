@@ -660,7 +660,11 @@ def bench(
                       f"{result.compile['warm']:.1f} s")
     console.print(f"machine: {result.machine}", markup=False)
     if markdown is not None:
-        markdown.write_text(measure.markdown(result), encoding="utf-8")
+        try:
+            from samsim.results import write_text
+            write_text(markdown, measure.markdown(result))
+        except ValueError as error:
+            _fail(str(error))
 
 
 @app.command("run", epilog="Example: samsim run experiments/showdown.toml")

@@ -69,14 +69,9 @@ class Design:
 
 
 def design(contestants, players: int, field: str, duplicate: bool = False) -> Design:
-    """The contestants' balanced design at a ``players`` table (the field in any free seat).
-    Specs are kept as ``Strategy.spec`` writes them, so a label names the code that played
-    (``greedy@1a2b3c4d`` for a local file shadowing the built-in)."""
+    """The contestants' balanced design at a ``players`` table (the field in any free seat)."""
     from samsim.designs import MAX_SEATINGS, design_size, placements
-    from samsim.strategy import parse_spec
 
-    contestants = [parse_spec(s).spec() for s in contestants]
-    field = parse_spec(field).spec()
     k = len(contestants)
     if k < 2:
         raise CompareError("compare needs at least two strategies, e.g. samsim compare greedy undercut")
@@ -356,8 +351,13 @@ def compare(contestants, players: int = 4, games: int = 100_000, seed: int = 0, 
     from samsim.ratings import plackett_luce
 
     data = data or components.load()
+    from samsim.strategy import parse_spec
+
+    # labels as Strategy.spec writes them: they name the code that played (greedy@1a2b3c4d for
+    # a local file shadowing the built-in)
+    contestants = [parse_spec(s).spec() for s in contestants]
+    field_spec = parse_spec(field_spec).spec()
     plan = design(contestants, players, field_spec, duplicate)
-    contestants, field_spec = list(plan.contestants), plan.field
     within = list(itertools.combinations(range(len(contestants)), 2))
     m = len(within)
     # every pair is one test: alpha is split over all of them (Bonferroni)

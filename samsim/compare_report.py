@@ -154,13 +154,13 @@ def plot_pairs(c: Comparison, path: Path) -> Path:
 
 def write_comparison(c: Comparison, out, data_line: str) -> list[Path]:
     """``compare.md``, ``pairs.png`` and the two tables as CSV in folder ``out``."""
-    from samsim.results import prepare_output_dir
+    from samsim.results import prepare_output_dir, write_text
 
     out = prepare_output_dir(out)
     plot = plot_pairs(c, out / "pairs.png")
-    c.pairs_frame().to_csv(out / "pairs.csv", index=False)
-    c.ranking_frame().to_csv(out / "ranking.csv", index=False)
-    (out / "compare.md").write_text(markdown(c, data_line, str(plot)), encoding="utf-8")
+    write_text(out / "pairs.csv", c.pairs_frame().to_csv(index=False))
+    write_text(out / "ranking.csv", c.ranking_frame().to_csv(index=False))
+    write_text(out / "compare.md", markdown(c, data_line, str(plot)))
     return [out / name for name in FILES]
 
 

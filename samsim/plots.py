@@ -98,9 +98,14 @@ def money_by_round(report, path: Path) -> Path | None:
 
 
 def _save(plt, fig, path: Path) -> Path:
+    from samsim.results import atomic_write
+
     fig.tight_layout()
-    fig.savefig(path, dpi=110, bbox_inches="tight")
-    plt.close(fig)
+    try:
+        atomic_write(Path(path), lambda tmp: fig.savefig(tmp, format=Path(path).suffix[1:],
+                                                         dpi=110, bbox_inches="tight"))
+    finally:
+        plt.close(fig)
     return path
 
 

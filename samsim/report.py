@@ -291,12 +291,11 @@ def markdown(report: Report, plots: list[str]) -> str:
 def write_report(report: Report, out: str | Path) -> list[Path]:
     """``report.md`` and its PNG plots in folder ``out``; returns the files written."""
     from samsim import plots
-    from samsim.results import prepare_output_dir
+    from samsim.results import prepare_output_dir, write_text
 
     out = prepare_output_dir(out)
     written = plots.draw_all(report, out)
-    path = out / "report.md"
-    path.write_text(markdown(report, [str(p) for p in written]), encoding="utf-8")
+    path = write_text(out / "report.md", markdown(report, [str(p) for p in written]))
     return [path, *written]
 
 

@@ -83,7 +83,7 @@ def write_parquet(df: pd.DataFrame, path: str | Path, metadata: dict | None = No
     schema_meta = dict(table.schema.metadata or {})
     schema_meta[META_KEY] = json.dumps(metadata, sort_keys=True).encode()
     table = table.replace_schema_metadata(schema_meta)
-    _atomic(path, lambda tmp: pq.write_table(table, tmp))
+    atomic_write(path, lambda tmp: pq.write_table(table, tmp))
     return path
 
 
@@ -102,8 +102,8 @@ def read_parquet(path: str | Path) -> pd.DataFrame:
     return df
 
 
-def _atomic(path: Path, write: Callable[[Path], None]) -> None:
-    """Write through a temporary file in the same folder, fsync it, rename it over ``path`` and
+def atomic_write(path: Path, write: Callable[[Path], None]) -> None:
+    """``write(tmp)`` then, whole, ``path``. Write through a temporary file in the same folder, fsync it, rename it over ``path`` and
     fsync the folder: after a crash ``path`` is either the old file or the whole new one."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
@@ -137,9 +137,15 @@ def _fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
+def write_text(path: str | Path, text: str) -> Path:
+    """A text file (a report, a manifest) written as atomically and durably as a chunk."""
+    path = Path(path)
+    atomic_write(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+    return path
+
+
 def _write_json(path: Path, doc: dict) -> None:
-    _atomic(path, lambda tmp: tmp.write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n",
-                                             encoding="utf-8"))
+    write_text(path, json.dumps(doc, indent=2, sort_keys=True) + "\n")
 
 
 def prepare_output_dir(path: str | Path) -> Path:
@@ -605,7 +611,7 @@ def run_simulation(games: int, players: int = 4, seed: int = 0, data: GameData |
     return tally
 
 
-__all__ = ["provenance", "write_parquet", "read_parquet", "read_metadata", "prepare_output_dir",
+__all__ = ["provenance", "atomic_write", "write_text", "write_parquet", "read_parquet", "read_metadata", "prepare_output_dir",
            "open_run", "finish_run", "write_chunk", "survey", "Survey", "writer_lock",
            "iter_chunks", "run_metadata", "load",
            "run_config", "run_simulation", "ResultsError", "META_KEY", "RUN_FILE", "TABLES"]

@@ -166,12 +166,11 @@ def plot(variants: list[Variant], path: Path) -> Path:
 
 
 def write(variants: list[Variant], header: list[str], out) -> list[Path]:
-    from samsim.results import prepare_output_dir
+    from samsim.results import prepare_output_dir, write_text
 
     out = prepare_output_dir(out)
     drawn = plot(variants, out / "sensitivity.png")
-    path = out / "sensitivity.md"
-    path.write_text(markdown(variants, header, drawn), encoding="utf-8")
+    path = write_text(out / "sensitivity.md", markdown(variants, header, drawn))
     return [path, drawn]
 
 

@@ -243,7 +243,7 @@ def write_games(players: int, seed: int, games: int | Iterable[int], data: GameD
                 out.write(_json_lines(frame))
                 done(frame)
 
-    results._atomic(path, parquet if path.suffix == ".parquet" else jsonl)
+    results.atomic_write(path, parquet if path.suffix == ".parquet" else jsonl)
     return path
 
 
@@ -291,7 +291,7 @@ def write_trace(df: pd.DataFrame, path: str | Path, metadata: dict | None = None
     if path.suffix == ".parquet":
         return results.write_parquet(df[list(TRACE_COLUMNS)], path, metadata)
     text = _header(metadata) + _json_lines(df)
-    results._atomic(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+    results.write_text(path, text)
     return path
 
 

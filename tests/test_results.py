@@ -616,3 +616,21 @@ def test_game_ids_beyond_int64_are_refused():
         engine.checked(2**63, 4, 1, DATA, None, 100, None, "random")
     with pytest.raises(ValueError, match="game ids are whole numbers"):
         engine.run_batch(1, 4, 1, 2**63 - 1, DATA)
+
+
+def test_a_full_disk_while_writing_a_report_names_the_file(tmp_path, monkeypatch):
+    import errno
+    from pathlib import Path
+
+    from samsim.report import write_report
+
+    _run(tmp_path / "run", games=200)
+    report = load_report([tmp_path / "run"])
+
+    def full(self, *args, **kwargs):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(Path, "write_text", full)
+    with pytest.raises(ResultsError, match=r"cannot write .*report\.md: No space left on device"):
+        write_report(report, tmp_path / "out")
+    assert not list((tmp_path / "out").glob(".*tmp"))  # nothing half-written left behind
