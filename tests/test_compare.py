@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from samsim import compare, components, engine, inference
+from samsim import compare, compare_report, components, engine, inference
 
 DATA = components.load()
 SAMSIM = str(Path(sys.executable).parent / "samsim")
@@ -106,6 +106,9 @@ def test_more_strategies_than_seats_play_the_pool_design():
     rates = df.groupby("strategy", observed=True)["win_credit"].mean()
     got = result.rates.set_index("strategy")["win_rate"]
     assert np.allclose(got[names], rates[names])
+    told = " ".join(result.description()) + compare_report.markdown(result, "", None)
+    assert "other seats" not in told  # no seat is left for a field: none is named
+    assert told.count("field") == told.count("no field") > 0
 
 
 def test_too_few_groups_give_no_verdict_but_the_games_needed():

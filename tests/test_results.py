@@ -634,3 +634,48 @@ def test_a_full_disk_while_writing_a_report_names_the_file(tmp_path, monkeypatch
     with pytest.raises(ResultsError, match=r"cannot write .*report\.md: No space left on device"):
         write_report(report, tmp_path / "out")
     assert not list((tmp_path / "out").glob(".*tmp"))  # nothing half-written left behind
+
+
+_SIGNALS = """
+import os, signal, sys, time
+from samsim import interrupt
+
+with interrupt.handlers():
+    try:
+        with interrupt.deferred():  # a chunk being written: the first signal waits for it
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.2)
+            print("block finished", flush=True)
+    except KeyboardInterrupt:
+        print("first: stop after the block", flush=True)
+    os.kill(os.getpid(), signal.SIGTERM)  # the second: the process ends at once
+    time.sleep(5)
+    print("not reached", flush=True)
+"""
+
+
+def test_the_first_signal_stops_after_the_write_and_the_second_at_once():
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", _SIGNALS], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 130, done.stderr
+    assert done.stdout.splitlines() == ["block finished", "first: stop after the block"]
+    assert "stopped at once (second interrupt)" in done.stderr
+
+
+def test_the_compiling_line_is_shown_only_when_something_compiles(tmp_path):
+    from samsim.strategy import load_strategy
+
+    path = tmp_path / "fresh.py"
+    path.write_text('"""A strategy never compiled before."""\nfrom samsim.strategy import '
+                    'decision\nfrom samsim import moves\n\nPARAMS = {}\n\n\n@decision\ndef '
+                    'card(comp, view, params, rng, out):\n    moves.default_card(comp, view, '
+                    f'params, rng, out)\n    # {tmp_path}\n')
+    info = load_strategy(str(path))
+    engine.run_batch(1, 4, 1, 0, DATA)
+    assert engine.compiled() and engine.compiled([load_strategy("random")])
+    assert not engine.compiled([info])
+    info.addresses()
+    assert engine.compiled([info])
