@@ -8,13 +8,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rich import box
 from rich.console import Console
-from rich.table import Table
 
 import samsim
 from samsim.balance import ALPHA, PlayerCount
 from samsim.inference import format_p
+from samsim.report import number, numbers_table
 
 FILES = ("balance.md", "seats.png", "market.png", "money.png", "final_money.png")
 CONDITIONAL = ("Every number is conditional on the strategies played: a seat advantage among "
@@ -74,8 +73,8 @@ def _market_rows(c: PlayerCount) -> list[list[str]]:
 def _money_line(c: PlayerCount) -> str:
     m = c.money
     return (f"final money mean {m['mean']:.1f} (sd {m['sd']:.1f}); quantiles 10/25/50/75/90%: "
-            f"{m['q10']:g} / {m['q25']:g} / {m['q50']:g} / {m['q75']:g} / {m['q90']:g}; "
-            f"winner-to-last spread mean {m['spread_mean']:.1f}, median {m['spread_median']:g}; "
+            f"{' / '.join(number(m[q]) for q in ('q10', 'q25', 'q50', 'q75', 'q90'))}; "
+            f"winner-to-last spread mean {m['spread_mean']:.1f}, median {number(m['spread_median'])}; "
             f"draws {100 * m['draws']:.2f}%; top score shared in {100 * m['top_tied']:.2f}% of "
             f"games, decided by free rooms in {100 * m['free_rooms_decides']:.2f}%")
 
@@ -92,14 +91,9 @@ def print_balance(counts: list[PlayerCount], header: list[str], console: Console
             console.print(f"{k:2d}. {text}", markup=False)
         console.print()
     for c in counts:
-        table = Table(box=box.SIMPLE_HEAD, show_edge=False, padding=(0, 0, 0, 1),
-                      title=f"{c.players} players, {c.games:,} games: win rate by seat "
-                            f"(equal chances {format_p(c.equal_p, 'p')})", title_justify="left")
-        for h in SEAT_HEADERS:
-            table.add_column(h, justify="right")
-        for row in _seat_rows(c):
-            table.add_row(*row)
-        console.print(table)
+        console.print(numbers_table(SEAT_HEADERS, _seat_rows(c),
+                                    f"{c.players} players, {c.games:,} games: win rate by seat "
+                                    f"(equal chances {format_p(c.equal_p, 'p')})"))
         console.print(f"{c.design}; {_money_line(c)}", markup=False)
         console.print()
     console.print(CONDITIONAL, markup=False)

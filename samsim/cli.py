@@ -176,8 +176,11 @@ class _Bar:
                                  MofNCompleteColumn(), _GamesPerSecond(), TimeElapsedColumn(),
                                  _Remaining(), console=status_console)
         self.task = self.progress.add_task(label, total=total, start=False)
+        fresh = sorted({info.name for info in infos if not engine.compiled([info])})
         what = ("Compiling the engine (once after an install or upgrade: a few minutes on 2 "
-                "cores)..." if not engine.compiled(infos) else "Loading the engine...")
+                "cores)..." if not engine.compiled() else
+                f"Compiling {', '.join(fresh)} (new or edited: seconds)..." if fresh else
+                "Loading the engine...")
         self.loading = status_console.status(what)
         self.shown = []  # what was started, so only that is stopped (a stop prints a blank line)
 
@@ -186,7 +189,9 @@ class _Bar:
         self.shown.append(self.loading)
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, kind, error, trace):
+        if kind is not None and not issubclass(kind, KeyboardInterrupt):
+            self.progress.live.transient = True  # an error is the one line left, not the bar
         for live in self.shown:
             live.stop()
         self.shown.clear()
@@ -262,8 +267,9 @@ def _run(games, players, seed, data, seats, chunk_size, threads, out, resume, ov
         if out is not None and (out / results.RUN_FILE).is_file():
             done = results.run_metadata(out)["games_found"]  # what is on disk, not what was shown
             where = (f"; the games played are kept in {out}: add --resume to the same command "
-                     f"to finish it")
-        print(f"samsim: interrupted after {done:,} of {games:,} games{where}", file=sys.stderr)
+                     f"to finish it" if done else "; add --resume to the same command to play it")
+        told = f"after {done:,} of {games:,} games" if done else "before any game was played"
+        print(f"samsim: interrupted {told}{where}", file=sys.stderr)
         raise typer.Exit(130)
     return (tally, *bar.played())
 
@@ -412,7 +418,8 @@ def compare(
     except (ValueError, OSError) as error:
         _fail(str(error))
     except KeyboardInterrupt:
-        print("samsim: interrupted", file=sys.stderr)
+        print("samsim: compare interrupted; a comparison is reported only whole, so nothing was "
+              "written", file=sys.stderr)
         raise typer.Exit(130)
     print_comparison(result, console, data_note(data))
     _written(written)
@@ -483,8 +490,8 @@ def balance(
     except ValueError as error:
         _fail(str(error))
     except KeyboardInterrupt:
-        print("samsim: interrupted; the finished chunks are kept: add --resume to finish"
-              if out is not None else "samsim: interrupted", file=sys.stderr)
+        print(f"samsim: interrupted; the games played are kept in {out}: add --resume to the same "
+              f"command to finish" if out is not None else "samsim: interrupted", file=sys.stderr)
         raise typer.Exit(130)
     print_balance(measured, header, console)
     _written(written)
@@ -502,10 +509,12 @@ def _compare(specs, players, games, seed, field, data, threads, margin, edge, ba
               [parse_spec(s).info for s in [*specs, field]]) as bar:
         _warm_up(players, seed, data, threads, field)
         bar.begin()
-        return comparing.compare(
+        result = comparing.compare(
             specs, players, games, seed, field, data, threads, margin / 100,
             inference.SPRT(theta1=edge / 100) if edge else None, batch_games, duplicate,
             progress=bar.advance)
+        bar.progress.update(bar.task, total=result.games)  # a sequential test may stop early
+        return result
 
 
 def _balance(counts, games, seed, strategy, members, data, threads, out, resume, overwrite):

@@ -21,6 +21,7 @@ all the pairs and verdicts from the same adjusted test.
 from __future__ import annotations
 
 import itertools
+import os
 import math
 from dataclasses import dataclass, replace
 
@@ -119,7 +120,7 @@ class Groups:
 def play(plan: Design, first: int, stop: int, seed: int, data, threads=None,
          chunk_size: int | None = None, progress=None) -> Groups:
     """Play groups ``first .. stop-1``: game ids j*S .. j*S+S-1, on deal j (duplicate) or each
-    on its own deal. ``progress(n)`` after each chunk of n games."""
+    on its own deal. ``progress(n)`` as games are played."""
     from samsim import engine, strategy
 
     size, k = plan.size, len(plan.contestants)
@@ -130,7 +131,7 @@ def play(plan: Design, first: int, stop: int, seed: int, data, threads=None,
     chunk = np.empty(games, np.int64)
     for c, (start, n, st) in enumerate(engine.batches(
             [(first * size, stop * size)], plan.players, seed, data, seats, per_chunk, threads,
-            per_deal=size if plan.duplicate else 1)):
+            per_deal=size if plan.duplicate else 1, progress=progress)):
         rows = np.arange(n)
         at = plan.arrangements[(start + rows) % size]  # [n, C] seats of the contestants
         out = at < 0
@@ -138,8 +139,6 @@ def play(plan: Design, first: int, stop: int, seed: int, data, threads=None,
         for target, source in ((share, st.win_credit), (money, st.score), (rank, st.rank)):
             target[lo:lo + n] = np.where(out, np.nan, source[rows[:, None], np.maximum(at, 0)])
         chunk[lo:lo + n] = c
-        if progress is not None:
-            progress(n)
     shape = (stop - first, size, k)
     return Groups(share.reshape(shape), money.reshape(shape), rank.reshape(shape),
                   chunk.reshape(stop - first, size)[:, 0])
@@ -334,9 +333,26 @@ def _rates(contestants, groups: Groups) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _check_memory(games: int, k: int) -> None:
+    """A comparison keeps each game's result per contestant (win share, money, rank: float64)
+    until its groups are summed; a budget that cannot fit is refused before any game."""
+    need = games * (3 * k + 1) * 8
+    try:
+        have = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):  # not a POSIX system: no check
+        return
+    if need > have // 2:
+        raise CompareError(f"{games:,} games of {k} strategies would keep {need / 2**30:,.1f} GiB "
+                           f"of results in memory, more than half of this machine's "
+                           f"{have / 2**30:,.0f} GiB: compare with fewer --games")
+
+
 def games_played(games: int, plan: Design) -> int:
-    """The games ``compare`` plays for a budget of ``games``: whole groups, at least two."""
-    return max(2, games // plan.size) * plan.size
+    """The games ``compare`` plays for a budget of ``games``: whole groups, at least two (a
+    budget whose results would not fit in memory is refused here, before any game)."""
+    played = max(2, games // plan.size) * plan.size
+    _check_memory(played, len(plan.contestants))
+    return played
 
 
 def compare(contestants, players: int = 4, games: int = 100_000, seed: int = 0, field_spec="greedy",
@@ -346,7 +362,7 @@ def compare(contestants, players: int = 4, games: int = 100_000, seed: int = 0, 
     """Compare the contestants (specs) at a ``players``-player table, any free seats playing
     ``field_spec``. ``games`` is the budget (the most, with ``sequential``), in whole groups
     (``games_played`` says how many that is); sequential stopping looks every ``batch_games``
-    games, first after ``MIN_GROUPS`` groups. ``progress(n)`` after each chunk of n games."""
+    games, first after ``MIN_GROUPS`` groups. ``progress(n)`` as games are played."""
     from samsim import components
     from samsim.ratings import plackett_luce
 

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rich import box
 from rich.console import Console
-from rich.table import Table
 
 import samsim
 from samsim.compare import Comparison
 from samsim.inference import format_p
+from samsim.report import numbers_table
 
 FILES = ("compare.md", "pairs.png", "pairs.csv", "ranking.csv")
 
@@ -67,26 +66,15 @@ def print_comparison(c: Comparison, console: Console, data_line: str = "") -> No
     for verdict in pairs["verdict"]:
         console.print(f"[bold]{verdict}[/bold]")
     console.print()
-    table = Table(box=box.SIMPLE_HEAD, show_edge=False, padding=(0, 0, 0, 1),
-                  title="first minus second: win rate in points, final money in coins",
-                  title_justify="left")
     headers = _headers(c)
     shown = [k for k in TERMINAL if k < len(headers)]
-    for k in shown:
-        table.add_column(headers[k], justify="left" if k == 0 else "right", no_wrap=True)
-    for _, row in pairs.iterrows():
-        cells = _pair_cells(row)
-        table.add_row(*[cells[k] for k in shown])
-    console.print(table)
+    console.print(numbers_table(
+        [headers[k] for k in shown],
+        [[cells[k] for k in shown] for cells in map(_pair_cells, (r for _, r in pairs.iterrows()))],
+        "first minus second: win rate in points, final money in coins"))
     console.print()
-    rank = Table(box=box.SIMPLE_HEAD, show_edge=False, padding=(0, 0, 0, 1),
-                 title="each strategy's win rate, and its Plackett-Luce strength",
-                 title_justify="left")
-    for h in RANK_HEADERS:
-        rank.add_column(h, justify="left" if h == "strategy" else "right", no_wrap=True)
-    for _, row in ranking.iterrows():
-        rank.add_row(*_rank_cells(row))
-    console.print(rank)
+    console.print(numbers_table(RANK_HEADERS, [_rank_cells(r) for _, r in ranking.iterrows()],
+                                "each strategy's win rate, and its Plackett-Luce strength"))
     console.print(RANK_NOTE.format(units=c.ratings.units, resamples=c.ratings.resamples),
                   markup=False)
     console.print()

@@ -199,8 +199,8 @@ def _check_ids(game0, games: int) -> None:
     """Game ids are int64: a range past them would wrap round to other games, silently."""
     if not isinstance(game0, (int, np.integer)) or isinstance(game0, bool) or game0 < 0 \
             or game0 + games > MAX_GAMES:
-        raise ValueError(f"game ids are whole numbers 0..{MAX_GAMES - 1:,} (2**63-2): games "
-                         f"{game0!r}..{game0!r}+{games:,} do not fit")
+        raise ValueError(f"game ids are whole numbers 0..{MAX_GAMES - 1:,} (2**63-2); "
+                         f"{games:,} game{'s' * (games > 1)} from id {game0!r} do not fit")
 
 
 def _count(value, name: str) -> int:
@@ -210,11 +210,12 @@ def _count(value, name: str) -> int:
 
 
 def batches(ranges, players: int, seed: int, data: GameData, seats, chunk_size: int = DEFAULT_CHUNK,
-            threads: int | None = None, record: bool = False,
-            per_deal: int = 1) -> Iterator[tuple[int, int, State]]:
+            threads: int | None = None, record: bool = False, per_deal: int = 1,
+            progress=None) -> Iterator[tuple[int, int, State]]:
     """Play the games of ``ranges`` (``(first, stop)`` pairs of game ids) in chunks of at most
     ``chunk_size``; yields ``(first, games, state)``, the state's rows reused by the next chunk
-    (copy what you keep). Arguments are those ``checked`` returns.
+    (copy what you keep). Arguments are those ``checked`` returns; ``progress(n)`` after each
+    unit of n games (below), so that a progress bar moves while a long chunk plays.
 
     A chunk is played in units of about ``UNIT_SECONDS`` (sized from the speed measured so far;
     no game depends on the unit it is played in), because Python answers Ctrl-C only between
@@ -241,6 +242,8 @@ def batches(ranges, players: int, seed: int, data: GameData, seats, chunk_size: 
                               reuse=State(*(a[done:done + u] for a in rows)), strategies=seats,
                               per_deal=per_deal)
                     done += u
+                    if progress is not None:
+                        progress(u)
                     took = max(time.perf_counter() - began, 1e-6)
                     unit = max(smallest, min(4 * u, int(u * UNIT_SECONDS / took)))
             except KeyboardInterrupt:

@@ -34,7 +34,7 @@ def _exit_now(why: str) -> None:
     with _lock:  # the watchdog and the handler may both get here: one line, one exit
         if sys.stderr.isatty():
             sys.stderr.write("\x1b[?25h")  # a progress bar hides the cursor
-        sys.stderr.write(f"\nsamsim: {why}; the chunks already written are kept\n")
+        sys.stderr.write(f"\nsamsim: {why}; what was already written is kept\n")
         sys.stderr.flush()
         os._exit(EXIT_CODE)
 

@@ -81,12 +81,10 @@ class Report:
                 games = f"PARTIAL: {games} (finish it with --resume)"
             lines.append(f"{path}: {meta.get('players')} players, {games}, seed {meta.get('seed')}, "
                          f"samsim {meta.get('samsim_version')}{_design(meta)}")
-        datas = {(m.get("data_file", "?"), m.get("data_sha256", "?"), tuple(m.get("data_assumed", ())))
-                 for _, m in self.sources}
-        for source, sha, assumed in sorted(datas):
-            lines.append(_data_note(source, sha, assumed))
-        if len(datas) > 1:
-            lines.append("warning: the inputs were played with different data files")
+        if self.sources:  # one data file: load_report refuses to pool two
+            meta = self.sources[0][1]
+            lines.append(_data_note(meta.get("data_file", "?"), meta.get("data_sha256", "?"),
+                                    meta.get("data_assumed", ())))
         for source, players, check in self.tally.chunk_checks():
             where = f"{source} ({players} players)" if source else f"{players} players"
             lines.append(f"{'warning: ' if check.rejected else ''}{where}: seat wins per chunk: "
@@ -122,12 +120,18 @@ def load_report(paths, partial: bool = False) -> Report:
     surveys = [results.survey(path) for path in paths]
     for checked in surveys:
         if not checked.complete and not partial:
+            busy = results.writer(checked.path) if checked.path.is_dir() else None
+            if busy:
+                raise results.ResultsError(
+                    f"{checked.path} is being written now (by {busy}; {checked.describe()} so far): "
+                    f"wait for it to finish, or add --partial to report what it holds")
             state = ("unfinished" if not checked.marked_complete else "damaged: chunks are missing")
             raise results.ResultsError(
                 f"{checked.path} is not a whole run ({state}; {checked.describe()}): finish it "
                 f"with --resume, or add --partial to report what it holds")
     _check_disjoint(surveys)
     _check_same_code(surveys)
+    _check_same_data(surveys)
     for path, checked in zip(paths, surveys):
         meta = checked.metadata()
         for frame in results.iter_chunks(checked.path, "results"):
@@ -160,6 +164,20 @@ def _check_disjoint(surveys) -> None:
                     f"give runs with different seeds")
 
 
+def _check_same_data(surveys) -> None:
+    """Runs of two data files are two games: one table of both would describe neither."""
+    first = surveys[0]
+    for checked in surveys[1:]:
+        if checked.config.get("data_sha256") != first.config.get("data_sha256"):
+            raise ValueError(
+                f"{first.path} and {checked.path} were played with different data files "
+                f"({Path(first.config.get('data_file', '?')).name} sha256 "
+                f"{str(first.config.get('data_sha256'))[:12]}, "
+                f"{Path(checked.config.get('data_file', '?')).name} sha256 "
+                f"{str(checked.config.get('data_sha256'))[:12]}): report them separately (samsim "
+                f"run's sensitivity kind compares rules variants)")
+
+
 def _check_same_code(surveys) -> None:
     seen: dict[str, tuple[str, Path]] = {}
     for checked in surveys:
@@ -178,26 +196,43 @@ _HEADERS = ("games", "wins", "win\nrate", "{ci}\n(win rate)", "mean\nscore", "me
             "sd")
 
 
+def number(x: float) -> str:
+    """A count or a half (a median of whole scores) as written, never in exponent form:
+    "1e+09" beside a mean of 1,000,000,212.45 would read as another number."""
+    return f"{x:,.1f}".removesuffix(".0")
+
+
 def _cells(row: pd.Series) -> list[str]:
     wins = float(row["wins"])
     return [f"{int(row['games']):,}", f"{wins:,.0f}" if wins.is_integer() else f"{wins:,.1f}",
             f"{row['win_rate']:.2%}", f"{100 * row['win_low']:.2f}-{row['win_high']:.2%}",
-            f"{row['mean']:.2f}", f"{row['median']:g}", f"{row['sd']:.2f}"]
+            f"{row['mean']:.2f}", number(row['median']), f"{row['sd']:.2f}"]
+
+
+def numbers_table(headers, rows, title: str | None = None) -> Table:
+    """A terminal table whose numbers are never cut: each number column is as wide as its widest
+    cell, and a narrow terminal folds the first column (a long strategy spec) and the headers
+    instead. Rich would otherwise shorten "36.62%" to "36.6…", a different number."""
+    rows = [[str(cell) for cell in row] for row in rows]
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 0, 0, 1),
+                  show_edge=False)
+    for k, header in enumerate(headers):
+        widest = max((len(row[k]) for row in rows), default=1)
+        if k == 0:
+            table.add_column(header, justify="left", overflow="fold", min_width=min(widest, 12))
+        else:
+            table.add_column(header, justify="right", no_wrap=True, min_width=widest)
+    for row in rows:
+        table.add_row(*row)
+    return table
 
 
 def summary_table(summary: pd.DataFrame, key: str, title: str | None = None) -> Table:
     """A rich table of ``Tally.summary`` rows (one per strategy or seat)."""
     confidence = summary.attrs.get("confidence", 0.95)
-    # Compact enough for an 80-column terminal (and for output piped to a file, which rich
-    # renders 80 wide): headers break over two lines rather than numbers being cut.
-    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 0, 0, 1),
-                  show_edge=False)
-    table.add_column(key, justify="left" if key == "strategy" else "right", no_wrap=True)
-    for header in _HEADERS:
-        table.add_column(header.format(ci=f"{confidence:.0%} CI"), justify="right", no_wrap=True)
-    for name, row in summary.iterrows():
-        table.add_row(str(name), *_cells(row))
-    return table
+    headers = [key, *(h.format(ci=f"{confidence:.0%} CI") for h in _HEADERS)]
+    return numbers_table(headers, [[str(name), *_cells(row)] for name, row in summary.iterrows()],
+                         title)
 
 
 def print_report(report: Report, console: Console) -> None:
@@ -216,8 +251,8 @@ def print_report(report: Report, console: Console) -> None:
             console.print(report.meeting_line(players), markup=False)
         row = games.loc[players]
         console.print(f"draws {row['draws']:.2%} of games; winner-to-last spread of final score: "
-                      f"mean {row['spread_mean']:.1f}, median {row['spread_median']:g}, "
-                      f"90% of games within {row['spread_q90']:g}")
+                      f"mean {row['spread_mean']:.1f}, median {number(row['spread_median'])}, "
+                      f"90% of games within {number(row['spread_q90'])}")
         console.print()
     for line in report.notes():
         console.print(line, markup=False, style="yellow" if "assumed" in line or
@@ -266,8 +301,8 @@ def markdown(report: Report, plots: list[str]) -> str:
         parts += [f"## {players} players", "",
                   f"{int(row['games']):,} games; fair share {1 / players:.1%} per seat; draws "
                   f"{row['draws']:.2%}; winner-to-last spread of final score: mean "
-                  f"{row['spread_mean']:.1f}, median {row['spread_median']:g}, 90% quantile "
-                  f"{row['spread_q90']:g}.", ""]
+                  f"{row['spread_mean']:.1f}, median {number(row['spread_median'])}, 90% quantile "
+                  f"{number(row['spread_q90'])}.", ""]
         for key, _ in GROUPINGS:
             summary = report.summary(players, key)
             if key == "strategy" and len(summary) == 1:
@@ -299,5 +334,5 @@ def write_report(report: Report, out: str | Path) -> list[Path]:
     return [path, *written]
 
 
-__all__ = ["Report", "load_report", "print_report", "summary_table", "markdown", "write_report",
+__all__ = ["Report", "load_report", "print_report", "number", "numbers_table", "summary_table", "markdown", "write_report",
            "data_note"]

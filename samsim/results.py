@@ -223,7 +223,11 @@ def open_run(out: str | Path, config: dict, resume: bool = False, overwrite: boo
         raise ResultsError(f"{out} is not empty and holds no samsim run ({RUN_FILE} missing): "
                            f"choose a new or empty folder for --out")
     if exists and not (resume or overwrite):
-        raise ResultsError(f"{out} already holds a run: add --resume to finish it, or "
+        finished = survey(out).complete if manifest.stat().st_size else False
+        raise ResultsError(f"{out} already holds a finished run: add --resume to use it as it is "
+                           f"(nothing is played again), --overwrite to replace it, or choose "
+                           f"another --out" if finished else
+                           f"{out} already holds a run: add --resume to finish it, or "
                            f"--overwrite to replace it")
     prepare_output_dir(out)
     games = config["games"]
@@ -257,9 +261,12 @@ def open_run(out: str | Path, config: dict, resume: bool = False, overwrite: boo
             path.unlink()
     checked = survey(out, "results")  # a foreign or overlapping chunk is refused, not resumed
     kept = set(checked.ranges)
-    for table in TABLES[1:]:  # records of chunks whose results were not finished
+    for table in TABLES:  # chunks not finished in every table recorded: played again
         for first, stop, path in _parts(out / table):
             if (first, stop) not in kept:
+                if table == "results":
+                    warn(f"{path} has no {', '.join(config['record'])} records beside it; its "
+                         f"games are played again")
                 path.unlink()
     return checked.missing
 
@@ -431,10 +438,14 @@ def survey(path: str | Path, table: str = "results") -> Survey:
         if not _parts(folder) and table != "results" and table not in config.get("record", []):
             raise ResultsError(f"{path} holds no {table} records: simulate with --record {table}")
         candidates = [p for *_, p in _parts(folder)]
+        if config.get("record"):  # a chunk is finished when every table holds it (results last)
+            names = [{p.name for *_, p in _parts(path / t)} for t in ("results", *config["record"])]
+            candidates = [p for p in candidates if all(p.name in n for n in names)]
     else:
         candidates = [p for *_, p in _parts(path)] or sorted(path.glob("*.parquet"))
         if not candidates:
-            raise ResultsError(f"{path} holds no samsim results (no {RUN_FILE}, no .parquet files)")
+            raise ResultsError(_not_a_run(path))
+    _check_manifest(path, config, candidates)
     placed = []
     for file in candidates:
         meta = _chunk_meta(file)
@@ -468,6 +479,28 @@ def survey(path: str | Path, table: str = "results") -> Survey:
     return Survey(path, [f for *_, f in placed], config, [(a, b) for a, b, _ in placed], marked)
 
 
+def _not_a_run(path: Path) -> str:
+    runs = sorted(p.parent.name for p in path.glob(f"*/{RUN_FILE}"))
+    if runs:
+        return (f"{path} holds several runs, not one: give them ({', '.join(runs)}) as "
+                f"{' '.join(str(path / r) for r in runs)}")
+    if _parts(path / "results"):
+        return (f"{path} has chunks in results/ but no {RUN_FILE} (deleted?): give {path / 'results'} "
+                f"to read them as they are")
+    return f"{path} holds no samsim results (no {RUN_FILE}, no .parquet files)"
+
+
+def _check_manifest(path: Path, config: dict | None, files: list[Path]) -> None:
+    """When every chunk disagrees with run.json alike, run.json is the one that changed."""
+    if config is None or len(files) < 2:
+        return
+    found = {_describe_difference(config, _run_config(_chunk_meta(f))) for f in files}
+    if len(found) == 1 and "" not in found:
+        raise ResultsError(f"{path / RUN_FILE} disagrees with every chunk of the run "
+                           f"({found.pop()}): was it edited? Restore it, or start the run again "
+                           f"with --overwrite")
+
+
 def iter_chunks(path: str | Path, table: str = "results") -> Iterator[pd.DataFrame]:
     """The frames of a results file or folder, one chunk file at a time (what a report of ten
     million games reads without holding them all); checked first (``survey``)."""
@@ -496,6 +529,25 @@ def load(path: str | Path, table: str = "results") -> pd.DataFrame:
         df = parts[0] if len(parts) == 1 else pd.concat(parts, ignore_index=True)
     df.attrs["samsim"] = {**checked.metadata(), "table": table}
     return df
+
+
+def writer(out: str | Path) -> str | None:
+    """Who is writing the run folder ``out`` now (as its lock says), or None."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover  (Windows)
+        return None
+    try:
+        fd = os.open(Path(out) / LOCK_FILE, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        return None
+    except OSError:
+        return os.pread(fd, 300, 0).decode(errors="replace").strip() or "another process"
+    finally:
+        os.close(fd)
 
 
 @contextlib.contextmanager
@@ -560,7 +612,7 @@ def run_simulation(games: int, players: int = 4, seed: int = 0, data: GameData |
     included).
 
     ``record``: extra tables to keep (``("rounds",)``). ``progress(n)`` is called with the games
-    already finished (on resume) and then after each chunk; ``before_play()`` once the output is
+    already finished (on resume) and then as games are played; ``before_play()`` once the output is
     ready and before the first game (where a caller loads the kernel, so that the time it takes
     is not counted as play).
     """
@@ -592,7 +644,7 @@ def run_simulation(games: int, players: int = 4, seed: int = 0, data: GameData |
         if progress is not None:
             progress(games - sum(b - a for a, b in todo))
         for first, n, st in engine.batches(todo, players, seed, data, seats, chunk_size, threads,
-                                           record="rounds" in record):
+                                           record="rounds" in record, progress=progress):
             frame = schema.results_frame(st, first, n, specs)
             rounds = schema.rounds_frame(st, first, n, specs) if "rounds" in record else None
             if out is not None:
@@ -603,8 +655,6 @@ def run_simulation(games: int, players: int = 4, seed: int = 0, data: GameData |
             tally.add(frame)
             if rounds is not None:
                 tally.add_rounds(rounds)
-            if progress is not None:
-                progress(n)
         if out is not None:
             finish_run(out)
     tally.meta = {**config, "chunk_size": chunk_size}
@@ -612,6 +662,6 @@ def run_simulation(games: int, players: int = 4, seed: int = 0, data: GameData |
 
 
 __all__ = ["provenance", "atomic_write", "write_text", "write_parquet", "read_parquet", "read_metadata", "prepare_output_dir",
-           "open_run", "finish_run", "write_chunk", "survey", "Survey", "writer_lock",
+           "open_run", "finish_run", "write_chunk", "survey", "Survey", "writer", "writer_lock",
            "iter_chunks", "run_metadata", "load",
            "run_config", "run_simulation", "ResultsError", "META_KEY", "RUN_FILE", "TABLES"]

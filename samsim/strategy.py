@@ -134,6 +134,7 @@ class StrategyInfo:
     defaults: dict[str, float]
     limits: dict[str, tuple[float, float]]  # LIMITS: every parameter's range, inclusive
     source_hash: str  # of the module's file and the Python files beside it (helpers it may import)
+    whole: frozenset[str] = frozenset()  # parameters whose default is written as a whole number
 
     @property
     def idea(self) -> str:
@@ -305,7 +306,8 @@ def _check_module(name: str, module: ModuleType) -> StrategyInfo:
     file = getattr(module, "__file__", None)
     source_hash = _hash_sources(Path(file)) if file else "nofile"
     return StrategyInfo(_label(name, module, source_hash), module,
-                        {k: float(v) for k, v in defaults.items()}, limits, source_hash)
+                        {k: float(v) for k, v in defaults.items()}, limits, source_hash,
+                        frozenset(k for k, v in defaults.items() if isinstance(v, int)))
 
 
 def _check_limits(name: str, where: str, defaults: dict, limits) -> dict[str, tuple[float, float]]:
@@ -520,6 +522,10 @@ def with_params(info: StrategyInfo, given: dict, where: str | None = None) -> St
         if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) \
                 or not np.isfinite(v):
             raise StrategyError(f"{where}: parameter {k} must be a finite number, got {v!r}")
+        if k in info.whole and not float(v).is_integer():
+            # a count or a switch: 1.5 samples would play as 1 under a label saying 1.5
+            raise StrategyError(f"{where}: parameter {k} takes whole numbers (its default is "
+                                f"{_fmt(info.defaults[k])}), got {v!r}")
         lo, hi = info.limits[k]
         if not lo <= v <= hi:
             raise StrategyError(f"{where}: parameter {k} must be in {_fmt(lo)}..{_fmt(hi)}, got {v!r}")

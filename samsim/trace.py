@@ -28,6 +28,7 @@ from samsim import components as comps
 from samsim import results
 from samsim.components import GameData
 from samsim import events as ev
+from samsim.engine import MAX_GAMES
 from samsim.events import FIELDS, KIND_NAMES
 
 #: Columns of a trace, in order.
@@ -52,8 +53,9 @@ def _game_ids(games) -> list[int]:
     if not ids:
         raise ValueError("games: no game ids given")
     for g in ids:
-        if not isinstance(g, (int, np.integer)) or isinstance(g, bool) or not 0 <= g < 2**63:
-            raise ValueError(f"game ids must be whole numbers 0..2**63-1, got {g!r}")
+        if not isinstance(g, (int, np.integer)) or isinstance(g, bool) or not 0 <= g < MAX_GAMES:
+            raise ValueError(f"game ids must be whole numbers 0..{MAX_GAMES - 1:,} (2**63-2), "
+                             f"got {g!r}")
     return [int(g) for g in ids]
 
 

@@ -143,3 +143,9 @@ def test_the_compare_command_writes_its_report(tmp_path):
     assert "## Verdicts" in text and "seed 3" in text and "sha256" in text
     assert (out / "pairs.png").stat().st_size > 1000
     assert (out / "pairs.csv").read_text().startswith("a,b,groups,games,win_diff")
+
+
+def test_a_budget_whose_results_cannot_fit_in_memory_is_refused_before_any_game():
+    plan = compare.design(["greedy", "saver"], 4, "fixed")
+    with pytest.raises(compare.CompareError, match="GiB of results in memory"):
+        compare.games_played(10**14, plan)

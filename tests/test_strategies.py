@@ -136,6 +136,8 @@ def test_specs_round_trip_and_override_defaults():
     ("lookahead(samples=0)", r"samples must be in 1\.\.1000, got 0"),
     ("undercut(margin=-5)", r"parameter margin must be in 0\.\.20, got -5"),
     ("undercut(margin=1e308)", r"parameter margin must be in 0\.\.20, got 1e\+308"),
+    ("lookahead(samples=1.5)", r"parameter samples takes whole numbers \(its default is 12\)"),
+    ("undercut(margin=2.5)", r"parameter margin takes whole numbers"),
     ("undercut(margin=2,margin=3)",
      r"^'undercut\(margin=2,margin=3\)': parameter margin is given twice$"),
     ("undercut(margin=2, scarce=1, margin=2)", r"parameter margin is given twice"),
