@@ -28,7 +28,7 @@ FILES = ("report.md", "win_rate_by_seat.png", "score_by_strategy.png", "money_by
 
 def data_note(data: GameData) -> str:
     """Which data file produced the numbers, and whether it holds assumed values (said once per
-    report, as shared/docs/components.md asks)."""
+    report: docs/rules.md, section 2)."""
     return _data_note(data.source, data.sha256, data.assumed)
 
 

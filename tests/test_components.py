@@ -1,4 +1,4 @@
-"""The component data file: the default loads with exactly the values of shared/docs/components.md,
+"""The component data file: the default loads with exactly the values of docs/rules.md (section 2),
 and every malformed or inconsistent variant is rejected with a message naming the field and the
 problem (samsim.components.ComponentDataError).
 

@@ -11,7 +11,7 @@ that hold in every game, whatever the dice and the decisions:
 * results do not depend on threads, chunking or batch neighbours, and the deal not on play;
 * a Staff holiday seat neither builds nor hosts and keeps its grey card.
 
-The checks are written from the rulebook, shared/docs/components.md and docs/protocol.md, not from
+The checks are written from the rulebook, docs/rules.md and docs/protocol.md, not from
 the kernel's code: the replay below rebuilds each game from its event log with plain sets and lists
 (no bitmaps), so the kernel and this file share no state representation. The last tests corrupt a
 real game in small ways and demand that each checker notices, so no check here is a tautology.

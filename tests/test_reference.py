@@ -1,6 +1,6 @@
 """Tests of the reference engine: its random streams, the deal, conservation laws over random games,
 and hand-made positions that pin the rules the rulebook spells out (and the rulings of
-shared/docs/components.md).
+docs/rules.md).
 
 The hand-made positions use the default data file. Chip and card ids are looked up from the data
 (by nation, ability and card name) rather than written as bare numbers, so each test reads like the

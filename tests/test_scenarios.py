@@ -1,7 +1,7 @@
 """Rule scenarios on both engines, engine agreement, and the scenario loader's error messages.
 
 Every file in tests/scenarios/ encodes one worked example of the rulebook or one ruling of
-shared/docs/components.md (or a decision the rules must reject). Running each on both engines and
+docs/rules.md (or a decision the rules must reject). Running each on both engines and
 demanding identical logs is what makes the fast kernel trustworthy: the reference engine is written
 to be read, and the scenarios are written to be read against the rulebook.
 """

@@ -1,5 +1,5 @@
 """Write the sensitivity experiment's variant data files: the packaged data file with one group
-of *assumed* values changed (shared/docs/components.md, "Assumed"). Run from the repository
+of *assumed* values changed (docs/rules.md, section 2). Run from the repository
 root; the files it writes are committed, so the experiment does not depend on running it.
 
     python experiments/sensitivity/make_variants.py
