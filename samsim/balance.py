@@ -352,5 +352,5 @@ def run(players=(3, 4, 5, 6), games: int = 20_000, seed: int = 7, strategy: str 
 
 
 __all__ = ["ALPHA", "Findings", "PlayerCount", "adjust", "association_count", "buyer_difference",
-           "findings", "lineups", "market", "measure", "money", "run", "seats", "tie_kinds", "ties", "tiles",
-           "worst_seat"]
+           "findings", "lineups", "market", "measure", "money", "run", "seats", "tie_kinds", "ties",
+           "tiles", "worst_seat"]

@@ -183,6 +183,7 @@ class _Bar:
                 "Loading the engine...")
         self.loading = status_console.status(what)
         self.shown = []  # what was started, so only that is stopped (a stop prints a blank line)
+        self.found_next = True  # see run_progress
 
     def __enter__(self):
         self.loading.start()
@@ -218,6 +219,15 @@ class _Bar:
         self.begin()
         self.progress.advance(self.task, n)
 
+    def next_run(self) -> None:
+        """A run starts: the first count it reports is what it found done (a resumed run's)."""
+        self.found_next = True
+
+    def run_progress(self, n: int) -> None:
+        """``samsim.results.run_simulation``'s progress: games found done, then games played."""
+        (self.skip if self.found_next else self.advance)(n)
+        self.found_next = False
+
     def played(self) -> tuple[int, float]:
         """Games played in this session and the seconds they took."""
         task = self.progress.tasks[0]
@@ -248,18 +258,13 @@ def _run(games, players, seed, data, seats, chunk_size, threads, out, resume, ov
 
     engine.checked(games, players, seed, data, None, chunk_size, threads, seats)  # fail first
     bar = _Bar(label, games, seats.infos)
-    first = []  # run_simulation's first progress call gives the games a resumed run had
-
-    def progress(n):
-        (bar.advance if first else bar.skip)(n)
-        first.append(n)
-
     try:
         with bar:
             tally = results.run_simulation(
                 games, players, seed, data, chunk_size=chunk_size, threads=threads, out=out,
                 strategies=seats, record=record, resume=resume, overwrite=overwrite,
-                progress=progress, before_play=lambda: _warm_up(players, seed, data, threads, seats),
+                progress=bar.run_progress,
+                before_play=lambda: _warm_up(players, seed, data, threads, seats),
                 warn=lambda m: status_console.print(m, markup=False))
     except KeyboardInterrupt:
         done = int(bar.progress.tasks[0].completed)
@@ -522,21 +527,17 @@ def _balance(counts, games, seed, strategy, members, data, threads, out, resume,
     from samsim import balance as balancing
 
     plan = balancing.lineups(counts, strategy, members, games)
-    label = {}  # set before each count: its run's first progress call gives games found done
 
     def status(n):
-        label["players"] = n
+        bar.next_run()
         bar.progress.update(bar.task, description=f"{n} players")
-
-    def progress(n):
-        (bar.skip if label.pop("players", None) else bar.advance)(n)
 
     with _Bar("balance", sum(total for *_, total in plan),
               [info for _, seats, _ in plan for info in seats.infos]) as bar:
         _warm_up(plan[0][0], seed, data, threads, plan[0][1])
         bar.begin()
         return balancing.run(counts, games, seed, strategy, members, data, threads, out, resume,
-                             overwrite, status=status, progress=progress)
+                             overwrite, status=status, progress=bar.run_progress)
 
 
 @app.command(epilog="Example: samsim report results/run1 --out results/run1/report")

@@ -211,11 +211,12 @@ def _count(value, name: str) -> int:
 
 def batches(ranges, players: int, seed: int, data: GameData, seats, chunk_size: int = DEFAULT_CHUNK,
             threads: int | None = None, record: bool = False, per_deal: int = 1,
-            progress=None) -> Iterator[tuple[int, int, State]]:
+            progress=None, log: bool = False) -> Iterator[tuple[int, int, State]]:
     """Play the games of ``ranges`` (``(first, stop)`` pairs of game ids) in chunks of at most
     ``chunk_size``; yields ``(first, games, state)``, the state's rows reused by the next chunk
     (copy what you keep). Arguments are those ``checked`` returns; ``progress(n)`` after each
-    unit of n games (below), so that a progress bar moves while a long chunk plays.
+    unit of n games (below), so that a progress bar moves while a long chunk plays; ``log``
+    keeps every game's events (``State.events``).
 
     A chunk is played in units of about ``UNIT_SECONDS`` (sized from the speed measured so far;
     no game depends on the unit it is played in), because Python answers Ctrl-C only between
@@ -225,7 +226,7 @@ def batches(ranges, players: int, seed: int, data: GameData, seats, chunk_size: 
     if not ranges:
         return
     most = min(chunk_size, max(b - a for a, b in ranges))
-    rows = allocate(data.components, most, players, record=record)
+    rows = allocate(data.components, most, players, log=log, record=record)
     _compile(data, seats)  # before any unit is timed
     with _threads(threads):
         smallest = 4 * numba.get_num_threads()

@@ -134,10 +134,10 @@ def load_report(paths, partial: bool = False) -> Report:
     _check_same_data(surveys)
     for path, checked in zip(paths, surveys):
         meta = checked.metadata()
-        for frame in results.iter_chunks(checked.path, "results"):
+        for frame in checked.frames():
             report.tally.add(frame, str(path))
         if "rounds" in meta.get("record", []):
-            for frame in results.iter_chunks(checked.path, "rounds"):
+            for frame in results.survey(checked.path, "rounds").frames():
                 report.tally.add_rounds(frame)
         report.sources.append((str(path), {**meta, "described": checked.describe()}))
     if report.tally.n_games == 0:
@@ -334,5 +334,6 @@ def write_report(report: Report, out: str | Path) -> list[Path]:
     return [path, *written]
 
 
-__all__ = ["Report", "load_report", "print_report", "number", "numbers_table", "summary_table", "markdown", "write_report",
+__all__ = ["Report", "load_report", "print_report", "number", "numbers_table", "summary_table",
+           "markdown", "write_report",
            "data_note"]

@@ -74,17 +74,23 @@ def provenance(data: GameData) -> dict:
 def write_parquet(df: pd.DataFrame, path: str | Path, metadata: dict | None = None) -> Path:
     """Write ``df`` to ``path`` atomically and durably, with ``metadata`` (default
     ``df.attrs['samsim']``) stored as JSON in the file metadata."""
-    import pyarrow as pa
     import pyarrow.parquet as pq
 
     path = Path(path)
-    metadata = df.attrs.get("samsim", {}) if metadata is None else metadata
+    table = arrow_table(df, df.attrs.get("samsim", {}) if metadata is None else metadata)
+    atomic_write(path, lambda tmp: pq.write_table(table, tmp))
+    return path
+
+
+def arrow_table(df: pd.DataFrame, metadata: dict):
+    """``df`` as an Arrow table carrying ``metadata`` as JSON under ``META_KEY``: what every
+    Parquet file samsim writes holds, whole or streamed."""
+    import pyarrow as pa
+
     table = pa.Table.from_pandas(df, preserve_index=False)
     schema_meta = dict(table.schema.metadata or {})
     schema_meta[META_KEY] = json.dumps(metadata, sort_keys=True).encode()
-    table = table.replace_schema_metadata(schema_meta)
-    atomic_write(path, lambda tmp: pq.write_table(table, tmp))
-    return path
+    return table.replace_schema_metadata(schema_meta)
 
 
 def read_metadata(path: str | Path) -> dict:
@@ -103,8 +109,9 @@ def read_parquet(path: str | Path) -> pd.DataFrame:
 
 
 def atomic_write(path: Path, write: Callable[[Path], None]) -> None:
-    """``write(tmp)`` then, whole, ``path``. Write through a temporary file in the same folder, fsync it, rename it over ``path`` and
-    fsync the folder: after a crash ``path`` is either the old file or the whole new one."""
+    """``write(tmp)``, then ``tmp`` renamed over ``path``: the temporary file lies in the same
+    folder and is fsynced, and so is the folder, so after a crash ``path`` is either the old
+    file or the whole new one."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         write(tmp)
@@ -297,8 +304,7 @@ def _check_frame(df: pd.DataFrame, path: Path, table: str, version: int) -> None
                            f"give a file or folder written by samsim simulate")
 
 
-def _read_part(path: Path, table: str) -> pd.DataFrame:
-    meta = _chunk_meta(path)
+def _read_part(path: Path, table: str, meta: dict) -> pd.DataFrame:
     try:
         df = pd.read_parquet(path)
     except Exception as error:  # noqa: BLE001  (pyarrow raises many kinds for a bad file)
@@ -326,10 +332,17 @@ class Survey:
     configuration, and the games its files hold (``ranges``) and lack (``missing``)."""
 
     path: Path
+    table: str
     files: list[Path]
+    metas: list[dict]  # each file's samsim metadata, as read for the check
     config: dict
     ranges: list[tuple[int, int]]
     marked_complete: bool  # run.json says the run finished (a lone file: True)
+
+    def frames(self) -> Iterator[pd.DataFrame]:
+        """The files' frames, one at a time, in game order."""
+        for file, meta in zip(self.files, self.metas):
+            yield _read_part(file, self.table, meta)
 
     @property
     def games(self) -> int:
@@ -425,7 +438,7 @@ def survey(path: str | Path, table: str = "results") -> Survey:
                 raise ResultsError(f"{path} is a {own} chunk, and no {table} chunk lies beside it "
                                    f"({sibling})")
             path, meta = sibling, _chunk_meta(sibling)
-        return Survey(path, [path], _run_config(meta), _places(meta, path), True)
+        return Survey(path, table, [path], [meta], _run_config(meta), _places(meta, path), True)
     manifest = path / RUN_FILE
     config, marked, folder = None, True, path
     if manifest.is_file():
@@ -445,12 +458,13 @@ def survey(path: str | Path, table: str = "results") -> Survey:
         candidates = [p for *_, p in _parts(path)] or sorted(path.glob("*.parquet"))
         if not candidates:
             raise ResultsError(_not_a_run(path))
-    _check_manifest(path, config, candidates)
+    metas = {file: _chunk_meta(file) for file in candidates}
+    _check_manifest(path, config, metas)
     placed = []
-    for file in candidates:
-        meta = _chunk_meta(file)
+    for file, meta in metas.items():
+        places = _places(meta, file)
         named = _PART.match(file.name)
-        if named and [(int(named.group(1)), int(named.group(2)))] != _places(meta, file):
+        if named and [(int(named.group(1)), int(named.group(2)))] != places:
             raise ResultsError(f"{file} is named for games {int(named.group(1)):,}.."
                                f"{int(named.group(2)) - 1:,} but holds others (renamed or "
                                f"copied?): remove it from {folder}")
@@ -463,7 +477,7 @@ def survey(path: str | Path, table: str = "results") -> Survey:
         if difference:
             raise ResultsError(f"{file} is not a chunk of the run in {path} ({difference}): "
                                f"remove it from {folder}")
-        placed += [(first, stop, file) for first, stop in _places(meta, file)]
+        placed += [(first, stop, file) for first, stop in places]
     placed.sort()
     for (a0, b0, f0), (a1, b1, f1) in zip(placed, placed[1:]):
         if a1 < b0:
@@ -476,7 +490,9 @@ def survey(path: str | Path, table: str = "results") -> Survey:
         if stop > games:
             raise ResultsError(f"{file} holds games up to {stop - 1:,}, beyond this run's "
                                f"{games:,}: remove it from {folder}")
-    return Survey(path, [f for *_, f in placed], config, [(a, b) for a, b, _ in placed], marked)
+    files = list(dict.fromkeys(f for *_, f in placed))  # a saved table may hold several ranges
+    return Survey(path, table, files, [metas[f] for f in files], config,
+                  [(a, b) for a, b, _ in placed], marked)
 
 
 def _not_a_run(path: Path) -> str:
@@ -490,11 +506,11 @@ def _not_a_run(path: Path) -> str:
     return f"{path} holds no samsim results (no {RUN_FILE}, no .parquet files)"
 
 
-def _check_manifest(path: Path, config: dict | None, files: list[Path]) -> None:
+def _check_manifest(path: Path, config: dict | None, metas: dict[Path, dict]) -> None:
     """When every chunk disagrees with run.json alike, run.json is the one that changed."""
-    if config is None or len(files) < 2:
+    if config is None or len(metas) < 2:
         return
-    found = {_describe_difference(config, _run_config(_chunk_meta(f))) for f in files}
+    found = {_describe_difference(config, _run_config(meta)) for meta in metas.values()}
     if len(found) == 1 and "" not in found:
         raise ResultsError(f"{path / RUN_FILE} disagrees with every chunk of the run "
                            f"({found.pop()}): was it edited? Restore it, or start the run again "
@@ -504,8 +520,7 @@ def _check_manifest(path: Path, config: dict | None, files: list[Path]) -> None:
 def iter_chunks(path: str | Path, table: str = "results") -> Iterator[pd.DataFrame]:
     """The frames of a results file or folder, one chunk file at a time (what a report of ten
     million games reads without holding them all); checked first (``survey``)."""
-    for file in survey(path, table).files:
-        yield _read_part(file, table)
+    return survey(path, table).frames()
 
 
 def run_metadata(path: str | Path) -> dict:
@@ -521,7 +536,7 @@ def load(path: str | Path, table: str = "results") -> pd.DataFrame:
     ``df.attrs['samsim']``. An interrupted or damaged run loads what it holds, and says so:
     ``complete`` is False and ``missing`` lists the games it lacks."""
     checked = survey(path, table)
-    parts = [_read_part(file, table) for file in checked.files]
+    parts = list(checked.frames())
     if not parts:
         columns = schema.TABLES[table]
         df = pd.DataFrame({c.name: pd.Series(dtype=c.dtype) for c in columns})
@@ -529,6 +544,10 @@ def load(path: str | Path, table: str = "results") -> pd.DataFrame:
         df = parts[0] if len(parts) == 1 else pd.concat(parts, ignore_index=True)
     df.attrs["samsim"] = {**checked.metadata(), "table": table}
     return df
+
+
+def _holder(fd: int) -> str:
+    return os.pread(fd, 300, 0).decode(errors="replace").strip() or "another process"
 
 
 def writer(out: str | Path) -> str | None:
@@ -545,7 +564,7 @@ def writer(out: str | Path) -> str | None:
         fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
         return None
     except OSError:
-        return os.pread(fd, 300, 0).decode(errors="replace").strip() or "another process"
+        return _holder(fd)
     finally:
         os.close(fd)
 
@@ -572,9 +591,8 @@ def writer_lock(out: str | Path):
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
-            holder = os.pread(fd, 300, 0).decode(errors="replace").strip() or "another process"
-            raise ResultsError(f"{out} is being written by {holder}: wait for it to finish, or "
-                               f"choose another --out") from None
+            raise ResultsError(f"{out} is being written by {_holder(fd)}: wait for it to finish, "
+                               f"or choose another --out") from None
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"samsim pid {os.getpid()} on {socket.gethostname()} since "
                       f"{time.strftime('%Y-%m-%d %H:%M:%S')}\n".encode(), 0)
@@ -661,7 +679,7 @@ def run_simulation(games: int, players: int = 4, seed: int = 0, data: GameData |
     return tally
 
 
-__all__ = ["provenance", "atomic_write", "write_text", "write_parquet", "read_parquet", "read_metadata", "prepare_output_dir",
-           "open_run", "finish_run", "write_chunk", "survey", "Survey", "writer", "writer_lock",
+__all__ = ["provenance", "atomic_write", "write_text", "arrow_table", "write_parquet", "read_parquet",
+           "read_metadata", "prepare_output_dir", "open_run", "finish_run", "write_chunk", "survey", "Survey", "writer", "writer_lock",
            "iter_chunks", "run_metadata", "load",
            "run_config", "run_simulation", "ResultsError", "META_KEY", "RUN_FILE", "TABLES"]

@@ -72,7 +72,7 @@ def _engine(name: str):
 #: Games described per chunk when a trace is streamed: memory holds one chunk's rows, text and
 #: JSON (a peak of 50-100 MB for 250 four-player games), whatever the number of games.
 DEFAULT_CHUNK = 250
-#: Games per kernel call: each logged game reserves ``MAX_EVENTS`` rows (229 KB) however few it
+#: Games per chunk of play: each logged game reserves ``MAX_EVENTS`` rows (229 KB) however few it
 #: writes, so a larger batch costs memory and gains nothing once both cores are busy.
 _BATCH = 64
 _KIND_ARRAY = np.array(KIND_NAMES, dtype=object)
@@ -107,55 +107,43 @@ def events_frame(data: GameData, players: int, game: int, events, seat_names=())
 
 
 def _runs(ids: list[int]) -> list[tuple[int, int]]:
-    """``ids`` as (first, count) runs of consecutive ids, in order, none over ``_BATCH``: one
-    kernel call each."""
+    """``ids`` as (first, stop) ranges of consecutive ids, in order."""
     runs: list[tuple[int, int]] = []
     for g in ids:
-        if runs and g == runs[-1][0] + runs[-1][1] and runs[-1][1] < _BATCH:
-            runs[-1] = (runs[-1][0], runs[-1][1] + 1)
+        if runs and g == runs[-1][1]:
+            runs[-1] = (runs[-1][0], g + 1)
         else:
-            runs.append((g, 1))
+            runs.append((g, g + 1))
     return runs
 
 
 def _logs(data: GameData, players: int, seed: int, ids: list[int], seats):
-    """Yield (game, its event rows) in the order of ``ids``, played in batches of consecutive
-    ids: one single-game call costs ten times a game's share of a batch (a line-up parsed, a
-    fresh log allocated, a snapshot taken)."""
+    """Yield (game, its event rows) in the order of ``ids``, played by the engine's batches of
+    consecutive ids: one single-game call costs ten times a game's share of a batch (a line-up
+    parsed, a fresh log allocated, a snapshot taken)."""
     from samsim import engine
     from samsim.events import MAX_EVENTS
-    from samsim.state import State, allocate
 
-    buffer = None
-    for first, n in _runs(ids):
-        if buffer is None:  # the deal resets each game's log, so one buffer serves every batch
-            buffer = allocate(data.components, min(_BATCH, len(ids)), players, log=True)
-        st = engine.run_batch(n, players, seed, first, data, reuse=State(*(a[:n] for a in buffer)),
-                              strategies=seats)
+    for first, n, st in engine.batches(_runs(ids), players, seed, data, seats, _BATCH, log=True):
         for j in range(n):
             count = int(st.n_events[j])
             if count > MAX_EVENTS:
                 raise RuntimeError(f"event log overflow in game {first + j}: {count} events, "
                                    f"room for {MAX_EVENTS}")
-            yield first + j, st.events[j, :count].copy()  # the buffer is the next batch's
+            yield first + j, st.events[j, :count].copy()  # the rows are the next batch's
 
 
 def _prepare(players, seed, games, data, params, chunk):
     """Everything a trace needs, checked before any game is played: (data, players, seed, ids,
     line-up, chunk, metadata)."""
     from samsim import engine
-    from samsim.strategy import lineup
 
-    data = data or comps.load()
     ids = _game_ids(games)
-    players = engine._check_players(data, players)
-    seed = int(engine._check_seed(seed))
-    if not isinstance(chunk, (int, np.integer)) or isinstance(chunk, bool) or chunk < 1:
-        raise ValueError(f"chunk must be a positive whole number of games, got {chunk!r}")
-    seats = lineup(players, None, params)
-    meta = {"kind": "trace", "players": players, "seed": seed, "games": ids, "policy": "random",
+    _, players, seed, data, seats, chunk, _ = engine.checked(1, players, seed, data, params,
+                                                             chunk, None, None)
+    meta = {"kind": "trace", "players": players, "seed": int(seed), "games": ids, "policy": "random",
             "params": params, **results.provenance(data)}
-    return data, players, seed, ids, seats, int(chunk), meta
+    return data, players, int(seed), ids, seats, chunk, meta
 
 
 def _chunks(data, players, seed, ids, seats, chunk):
@@ -229,7 +217,7 @@ def write_games(players: int, seed: int, games: int | Iterable[int], data: GameD
         writer = None
         try:
             for frame in frames:
-                table = _arrow(frame, meta)
+                table = results.arrow_table(frame[list(TRACE_COLUMNS)], meta)
                 if writer is None:
                     writer = pq.ParquetWriter(tmp, table.schema)
                 writer.write_table(table.cast(writer.schema))
@@ -247,17 +235,6 @@ def write_games(players: int, seed: int, games: int | Iterable[int], data: GameD
 
     results.atomic_write(path, parquet if path.suffix == ".parquet" else jsonl)
     return path
-
-
-def _arrow(df: pd.DataFrame, metadata: dict):
-    """A trace as an Arrow table with the samsim metadata, as ``results.write_parquet`` stores
-    it (so that ``read_trace`` and ``results.read_metadata`` read a streamed file alike)."""
-    import pyarrow as pa
-
-    table = pa.Table.from_pandas(df[list(TRACE_COLUMNS)], preserve_index=False)
-    meta = dict(table.schema.metadata or {})
-    meta[results.META_KEY] = json.dumps(metadata, sort_keys=True).encode()
-    return table.replace_schema_metadata(meta)
 
 
 def _header(metadata: dict) -> str:
