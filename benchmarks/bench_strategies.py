@@ -44,10 +44,11 @@ def best_time(run, repeats=3):
 
 
 def dispatch(games: int) -> dict:
-    from samsim import engine, strategy
+    from samsim import engine
+    from samsim.engine.lineup import lineup
     out = {}
     for seats in [[s] * 4 for s in FOUR] + [FOUR]:
-        line = strategy.lineup(4, seats)
+        line = lineup(4, seats)
         engine.run_batch(100, 4, 1, strategies=line, threads=1)
         out[",".join(seats)] = best_time(
             lambda: engine.run_batch(games, 4, 1, strategies=line, threads=1))

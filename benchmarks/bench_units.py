@@ -9,7 +9,7 @@ import sys
 import time
 
 from samsim import components, engine
-from samsim.strategy import lineup
+from samsim.engine.lineup import lineup
 
 
 def rate(unit_seconds: float, games: int, seats, data) -> float:

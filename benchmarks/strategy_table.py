@@ -20,7 +20,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from samsim import engine, strategy
+from samsim import engine
+from samsim.engine import registry as strategy
 
 PLAYERS = 4
 REPORT = Path(__file__).resolve().parent.parent / "results" / "pricing" / "report"

@@ -13,17 +13,17 @@ The entry points are re-exported here but imported on first use, so that ``impor
     pool_design(players, pool)                   a pool of strategies seated by a balanced design
 """
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 _LAZY = {
-    "simulate": ("samsim.engine", "simulate"),
-    "play_game": ("samsim.engine", "play_game"),
-    "play_position": ("samsim.engine", "play_position"),
+    "simulate": ("samsim.runs.simulate", "simulate"),
+    "play_game": ("samsim.engine.play", "play_game"),
+    "play_position": ("samsim.engine.position", "play_position"),
     "load_data": ("samsim.components", "load"),
-    "trace_games": ("samsim.trace", "trace_games"),
-    "load": ("samsim.results", "load"),
-    "run_simulation": ("samsim.results", "run_simulation"),
-    "pool_design": ("samsim.designs", "pool_design"),
+    "trace_games": ("samsim.runs.trace", "trace_games"),
+    "load": ("samsim.runs.results", "load"),
+    "run_simulation": ("samsim.runs.results", "run_simulation"),
+    "pool_design": ("samsim.engine.designs", "pool_design"),
 }
 
 __all__ = ["__version__", *_LAZY]

@@ -13,7 +13,7 @@ Conventions shared with the kernels (and with the reference engine, which reads 
 * tile kinds are the ``TILE_KINDS`` order below.
 
 Every number is also bounded so that nothing it can lead to overflows where it is stored: the
-results keep coins in int32 columns and counts in int8/int16 ones (samsim.schema), so a value that
+results keep coins in int32 columns and counts in int8/int16 ones (samsim.runs.schema), so a value that
 could push a seat past them would come back as silently wrapped numbers, not as an error.
 """
 
@@ -31,7 +31,7 @@ import numpy as np
 
 #: Seats the kernels support; player counts of a data file must lie in 3..MAX_SEATS.
 MAX_SEATS = 6
-#: Rounds a data file may have: chip streams 16 + r must stay below the seat streams (samsim.rng).
+#: Rounds a data file may have: chip streams 16 + r must stay below the seat streams (samsim.kernel.rng).
 MAX_ROUNDS = 48
 #: Most cards a RECALL, or tourists a Staff holiday / SEND_HOME, may move (decision record slots).
 MAX_PICKS = 4
@@ -46,11 +46,17 @@ MAX_CARDS = 15
 #: holds its own copy of the stack, so more would cost memory and change nothing.
 MAX_TILES = MAX_SEATS * MAX_ROUNDS
 #: Highest room price: the kernels order seats by ``price * 8 + seat`` below a ``1 << 30`` sentinel
-#: (rules/tourists.py next_host_nb, moves.py); a dearer card would never be offered a tourist.
+#: (kernel/rules/tourists.py next_host_nb, kernel/moves.py); a dearer card would never be offered a tourist.
 MAX_PRICE = ((1 << 30) - 8) // 8
-#: Columns of samsim.schema that hold coins: a data file may not let a seat's money or score
-#: approach the narrowest of them.
+#: How the results tables store coins: the columns of ``samsim.runs.schema`` that hold coins take
+#: their dtype from here, and a data file may not let a seat's money or score approach its maximum.
 MONEY_COLUMNS = ("money", "score", "income", "spent")
+MONEY_DTYPE = "int32"
+#: Counts that add up over the rounds, and their results columns' dtypes (schema takes them from
+#: here): a data file's rounds and groups must keep each within its column.
+ROUND_COUNT_DTYPES = {"round": "int8", "tiles_bought": "int8", "tourists_hosted": "int16",
+                      "build_ties_won": "int8", "build_ties_lost": "int8",
+                      "price_ties_won": "int8", "price_ties_lost": "int8"}
 #: The worst case below is worked out by hand from the rules; keeping it at most 1/MONEY_MARGIN of the
 #: column's range means a term it misses would have to be as large as everything else to overflow.
 MONEY_MARGIN = 2
@@ -209,7 +215,7 @@ class Worst(NamedTuple):
     """The values that bound a seat's score, each at its worst; ``score()`` is the bound.
 
     Money only grows by hosting tourists and by pool bonuses, and only shrinks by paying a bid the
-    seat can afford (rules/round.py), so it never drops below 0 and ends at most at ``score()``;
+    seat can afford (kernel/rules/round.py), so it never drops below 0 and ends at most at ``score()``;
     income and spending are bounded by it too (money = start + income - spent >= 0).
     """
 
@@ -248,14 +254,9 @@ def worst_case(comp: Components) -> Worst:
 
 
 def money_limit() -> tuple[int, int, str]:
-    """(most coins a seat may reach, the narrowest money column's maximum, its dtype)."""
-    # imported here, not at the top: schema pulls in pandas, which ``samsim --help`` avoids
-    from samsim import schema
-
-    columns = [c for table in schema.TABLES.values() for c in table if c.name in MONEY_COLUMNS]
-    narrowest = min(columns, key=lambda c: np.iinfo(c.dtype).max)
-    top = int(np.iinfo(narrowest.dtype).max)
-    return top // MONEY_MARGIN, top, narrowest.dtype
+    """(most coins a seat may reach, the money columns' maximum, their dtype)."""
+    top = int(np.iinfo(MONEY_DTYPE).max)
+    return top // MONEY_MARGIN, top, MONEY_DTYPE
 
 
 def _check_money(w: Worst, bids: list[int], prices: list[int], buoys: list[int]) -> None:
@@ -305,24 +306,20 @@ def _check_money(w: Worst, bids: list[int], prices: list[int], buoys: list[int])
 def _check_counts(rounds: int, players: int, guests: int) -> None:
     """Counts that add up over the rounds must fit their narrow results columns; every other count
     is bounded by the MAX_* constants above, which fit theirs (tests/test_components.py)."""
-    from samsim import schema
-
     per_round = {"round": (1, "the round number"),
                  "tiles_bought": (1, "the tiles a seat buys (one a round)"),
                  "tourists_hosted": (guests, f"the tourists a seat hosts (up to {guests} a round)")}
     for name in ("build_ties_won", "build_ties_lost", "price_ties_won", "price_ties_lost"):
         per_round[name] = (players - 1, (f"the ties a seat meets with {players} players (one per "
                                          f"rival, {players - 1} a round)"))
-    for table, columns in schema.TABLES.items():
-        for col in columns:
-            if col.name not in per_round:
-                continue
-            coef, what = per_round[col.name]
-            top = int(np.iinfo(col.dtype).max)
-            if rounds * coef > top:
-                _fail("game.rounds", f"{rounds} is too large: {what} could reach {rounds * coef}, "
-                                     f"beyond the {top} of the {col.dtype} column {table}.{col.name}; "
-                                     f"use at most {top // coef}")
+    for name, (coef, what) in per_round.items():
+        dtype = ROUND_COUNT_DTYPES[name]
+        top = int(np.iinfo(dtype).max)
+        if rounds * coef > top:
+            _fail("game.rounds", f"{rounds} is too large: {what} could reach {rounds * coef}, "
+                                 f"beyond the {top} of the {dtype} column "
+                                 f"{'rounds' if name == 'round' else 'results'}.{name}; "
+                                 f"use at most {top // coef}")
 
 
 def _build(doc: dict, source: str, sha256: str) -> GameData:

@@ -1,1 +1,1 @@
-"""The built-in strategy library: one module per strategy (contract: ``samsim.strategy``)."""
+"""The built-in strategy library: one module per strategy (contract: ``samsim.engine.registry``)."""

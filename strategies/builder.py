@@ -4,9 +4,9 @@ that valuation, so it bids high when tiles it wants are on the table; later it v
 soberly. Suites, pools and extra rooms then pay for the rest of the game.
 """
 
-from samsim.decisions import CARD
-from samsim.moves import G, best_card_now_nb, best_tile_nb, buy_nb, typical_profile_nb
-from samsim.strategy import decision
+from samsim.kernel.contract import decision
+from samsim.kernel.decisions import CARD
+from samsim.kernel.moves import G, best_card_now_nb, best_tile_nb, buy_nb, typical_profile_nb
 
 PARAMS = {"early": 6, "eager": 1.8}
 # early: rounds, compared with the 0-based round number: 0 is never eager, 12 (every round of the

@@ -4,9 +4,9 @@ most pay.
 A predictable, thoughtless opponent: the floor a pricing idea must clear besides random.
 """
 
-from samsim.decisions import CARD
-from samsim.moves import G, cheapest_in_nb, dearest_in_nb
-from samsim.strategy import decision
+from samsim.kernel.contract import decision
+from samsim.kernel.decisions import CARD
+from samsim.kernel.moves import G, cheapest_in_nb, dearest_in_nb
 
 PARAMS = {"dearest_first": 0}
 LIMITS = {"dearest_first": (0, 1)}  # a switch: any value above 0 plays dearest first

@@ -5,9 +5,9 @@ it places tourists for the most pay and buys any tile worth more than its bid. N
 rounds: it spends its good cards early.
 """
 
-from samsim.decisions import CARD
-from samsim.moves import best_card_now_nb, typical_profile_nb
-from samsim.strategy import decision
+from samsim.kernel.contract import decision
+from samsim.kernel.decisions import CARD
+from samsim.kernel.moves import best_card_now_nb, typical_profile_nb
 
 PARAMS = {"tile_scale": 1.0}
 # tile_scale multiplies a tile's estimated worth against its bid: 0 buys no tile; at 10 a special

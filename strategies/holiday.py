@@ -4,10 +4,15 @@ this round would bring it less than ``worth`` coins, it sits the round out and s
 guests who would block their rooms longest; otherwise it plays like greedy.
 """
 
-from samsim.decisions import CARD
-from samsim.moves import (best_card_now_nb, holiday_pays_nb, round_value_nb, typical_profile_nb,
-                          with_card_nb)
-from samsim.strategy import decision
+from samsim.kernel.contract import decision
+from samsim.kernel.decisions import CARD
+from samsim.kernel.moves import (
+    best_card_now_nb,
+    holiday_pays_nb,
+    round_value_nb,
+    typical_profile_nb,
+    with_card_nb,
+)
 
 PARAMS = {"full": 1, "worth": 8}
 # full: free rooms of its own hotel, which has at most 12 (6 base rooms and 6 extra-room tiles): at

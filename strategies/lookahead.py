@@ -11,11 +11,11 @@ worth little or the next is doubled (``full``, ``worth``: as the holiday strateg
 strategy of the library, and the slowest.
 """
 
-from samsim.bits import kth_bit_nb, lowest_bit_nb, popcount_nb
-from samsim.decisions import CARD, SWITCH
-from samsim.moves import G, card_cost_nb, holiday_pays_nb, round_value_nb, with_card_nb
-from samsim.rng import below
-from samsim.strategy import decision
+from samsim.kernel.bits import kth_bit_nb, lowest_bit_nb, popcount_nb
+from samsim.kernel.contract import decision
+from samsim.kernel.decisions import CARD, SWITCH
+from samsim.kernel.moves import G, card_cost_nb, holiday_pays_nb, round_value_nb, with_card_nb
+from samsim.kernel.rng import below
 
 PARAMS = {"samples": 12, "keep": 0.5, "switch_gain": 4, "full": 1, "worth": 8}
 # samples: guesses per candidate card, at least one; the card choice's time grows with it, and

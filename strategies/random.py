@@ -6,17 +6,27 @@ Staff holiday sending home a uniform number of random guests. Its draws follow d
 exactly, so the reference engine replays it.
 """
 
-from samsim.bits import kth_bit_nb, lowest_bit_nb, popcount_nb
 from samsim.components import CELEBRITY, LOVER, SUITE
 from samsim.components import RECALL as RECALL_TILE
 from samsim.components import SEND_HOME as SEND_HOME_TILE
 from samsim.components import SWITCH as SWITCH_TILE
-from samsim.decisions import (BUILD, CARD, GROUP, HOLIDAY, N_TAKE, RECALL, SEND_HOME, SUITE_ROOM,
-                              SWITCH, TAKE)
-from samsim.moves import G
-from samsim.rng import below
-from samsim.rules.hotel import free_rooms_nb, single_lover_rooms_nb
-from samsim.strategy import decision
+from samsim.kernel.bits import kth_bit_nb, lowest_bit_nb, popcount_nb
+from samsim.kernel.contract import decision
+from samsim.kernel.decisions import (
+    BUILD,
+    CARD,
+    GROUP,
+    HOLIDAY,
+    N_TAKE,
+    RECALL,
+    SEND_HOME,
+    SUITE_ROOM,
+    SWITCH,
+    TAKE,
+)
+from samsim.kernel.moves import G
+from samsim.kernel.rng import below
+from samsim.kernel.rules.hotel import free_rooms_nb, single_lover_rooms_nb
 
 PARAMS = {"recall_pct": 25, "switch_pct": 25, "send_home_pct": 25, "take_pct": 50}
 LIMITS = {name: (0, 100) for name in PARAMS}  # percentages: chances of a draw

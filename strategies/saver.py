@@ -4,10 +4,16 @@ doubled groups' rooms empty then). Outside them it declines groups smaller than 
 and buys no tiles; in them it plays its dearest card and takes all it can.
 """
 
-from samsim.decisions import CARD
-from samsim.moves import (G, best_take_nb, dearest_in_nb, default_build, largest_group_nb,
-                          typical_card_nb)
-from samsim.strategy import decision
+from samsim.kernel.contract import decision
+from samsim.kernel.decisions import CARD
+from samsim.kernel.moves import (
+    G,
+    best_take_nb,
+    dearest_in_nb,
+    default_build,
+    largest_group_nb,
+    typical_card_nb,
+)
 
 PARAMS = {"min_group": 3}
 # min_group: tourists in the largest group on offer, 1 to 8 outside a double round (the 6-player

@@ -5,12 +5,17 @@ a rival (each rival's median remaining card, minus ``margin``), to be offered to
 rooms are scarce everyone gets guests anyway, so it plays high and earns more per guest.
 """
 
-from samsim.bits import lowest_bit_nb, popcount_nb
-from samsim.decisions import CARD
-from samsim.moves import (G, cheapest_in_nb, dearest_in_nb, tourists_on_offer_nb,
-                          typical_card_nb)
-from samsim.rules.hotel import free_rooms_nb
-from samsim.strategy import decision
+from samsim.kernel.bits import lowest_bit_nb, popcount_nb
+from samsim.kernel.contract import decision
+from samsim.kernel.decisions import CARD
+from samsim.kernel.moves import (
+    G,
+    cheapest_in_nb,
+    dearest_in_nb,
+    tourists_on_offer_nb,
+    typical_card_nb,
+)
+from samsim.kernel.rules.hotel import free_rooms_nb
 
 PARAMS = {"margin": 1, "scarce": 1.0}
 # margin: coins below a rival's expected room price. Negative would mean playing above it, not

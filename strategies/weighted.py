@@ -7,12 +7,18 @@ share of the game still to come (``w_future``: keeping good cards), and the riva
 rooms taken. The highest score is played. Defaults make it a cautious greedy.
 """
 
-from samsim.bits import lowest_bit_nb, popcount_nb
-from samsim.decisions import CARD
-from samsim.moves import (G, rounds_left_nb, round_value_nb, tourists_on_offer_nb,
-                          typical_profile_nb, with_card_nb)
-from samsim.rules.hotel import free_rooms_nb
-from samsim.strategy import decision
+from samsim.kernel.bits import lowest_bit_nb, popcount_nb
+from samsim.kernel.contract import decision
+from samsim.kernel.decisions import CARD
+from samsim.kernel.moves import (
+    G,
+    round_value_nb,
+    rounds_left_nb,
+    tourists_on_offer_nb,
+    typical_profile_nb,
+    with_card_nb,
+)
+from samsim.kernel.rules.hotel import free_rooms_nb
 
 PARAMS = {"w_money": 1.0, "w_price": 0.0, "w_bid": 0.0, "w_double": 0.5, "w_scarce": 0.0,
           "w_future": -0.6, "w_rivals": 0.0, "w_holiday": -5.0, "w_full": 0.0}

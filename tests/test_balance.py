@@ -11,7 +11,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from samsim import balance, balance_report, components, engine, schema
+from samsim import components, engine
+from samsim.analysis import balance, balance_report
+from samsim.runs import schema
 
 DATA = components.load()
 SAMSIM = str(Path(sys.executable).parent / "samsim")

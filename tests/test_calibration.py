@@ -14,7 +14,11 @@ import pytest
 from scipy import stats
 
 import samsim
-from samsim import compare, components, designs, inference, results
+from samsim import components
+from samsim.analysis import compare
+from samsim.engine import designs
+from samsim.runs import results
+from samsim.stats import inference
 
 DATA = components.load()
 LIBRARY = Path(samsim.__file__).resolve().parent.parent / "strategies"
@@ -206,7 +210,7 @@ def test_slow_the_quick_start_agrees_with_the_committed_comparison():
     one inside the other's interval (they are the same games: equal to rounding)."""
     import pandas as pd
 
-    from samsim import experiment
+    from samsim.runs import experiment
 
     exp = experiment.load(ROOT / "experiments" / "showdown.toml")
     tally = results.run_simulation(exp.games, exp.players[0], exp.seed, DATA,

@@ -18,11 +18,13 @@ import pandas as pd
 import pytest
 
 import samsim
-from samsim import components, engine, results
-from samsim.events import KIND_NAMES
-from samsim.stats import tally
-from samsim.designs import pool_design
-from samsim.trace import replay_check
+from samsim import components, engine
+from samsim.engine.designs import pool_design
+from samsim.kernel.events import KIND_NAMES
+from samsim.runs import results
+from samsim.runs.simulate import simulate
+from samsim.runs.trace import replay_check
+from samsim.stats.tally import tally
 
 DATA = components.load()
 #: The first command of a fresh install compiles the kernel (about a minute on a small machine).
@@ -106,7 +108,7 @@ def test_simulate_prints_the_summary_and_writes_a_run_folder(tmp_path):
     assert "hotel_samoa.toml" in done.stdout and "assumed" in done.stdout
 
     df = samsim.load(tmp_path / "run")
-    pd.testing.assert_frame_equal(df, engine.simulate(600, 3, 5, DATA))
+    pd.testing.assert_frame_equal(df, simulate(600, 3, 5, DATA))
     meta = df.attrs["samsim"]
     assert (meta["games"], meta["players"], meta["seed"], meta["complete"]) == (600, 3, 5, True)
     assert meta["data_sha256"] == DATA.sha256
@@ -131,7 +133,7 @@ def test_simulate_a_pool_then_report_it(tmp_path):
     assert "games rounded up to 1,080" in done.stderr
     df = samsim.load(tmp_path / "run")
     seats = pool_design(4, pool.split(","))
-    pd.testing.assert_frame_equal(df, engine.simulate(1080, 4, 3, DATA, strategies=seats))
+    pd.testing.assert_frame_equal(df, simulate(1080, 4, 3, DATA, strategies=seats))
     counts = df.groupby(["strategy", "seat"], observed=True).size()
     assert (counts == 216).all() and len(counts) == 5 * 4
     for name in pool.split(","):
@@ -248,7 +250,7 @@ def test_play_narrates_one_game_of_a_run():
         assert f"Round {rnd}: " in out
     assert "Round 6: " in out and "(double round)" in out
     assert "plays" in out and "hosts" in out and "money: seat 0" in out
-    final = engine.simulate(4, 4, 7, DATA, strategies=["greedy", "undercut", "holiday", "saver"])
+    final = simulate(4, 4, 7, DATA, strategies=["greedy", "undercut", "holiday", "saver"])
     winner = final[(final["game"] == 3) & (final["rank"] == 1)].iloc[0]
     assert f"1. seat {winner['seat']} {winner['strategy']}: score {winner['score']}" in out
 
@@ -262,12 +264,12 @@ def test_play_json_is_the_games_trace():
               for e in doc["events"]]
     expected = engine.play_game(DATA, 3, 5, 0, log=True).events
     assert [(r, KIND_NAMES[k], s, a, b, c, d) for r, k, s, a, b, c, d in expected] == events
-    assert [f["money"] for f in doc["final"]] == engine.simulate(1, 3, 5, DATA)["money"].tolist()
+    assert [f["money"] for f in doc["final"]] == simulate(1, 3, 5, DATA)["money"].tolist()
     assert len(doc["rounds"]) == 3 * 12
 
 
 def test_strategies_lists_every_strategy_with_its_parameters():
-    from samsim.strategy import available, load_strategy
+    from samsim.engine.registry import available, load_strategy
 
     done = run("strategies")
     assert done.returncode == 0, done.stderr
@@ -339,7 +341,7 @@ def test_every_kind_of_experiment_reports_and_reproduces(name, tmp_path):
 
 
 def test_the_committed_experiments_are_valid():
-    from samsim import experiment
+    from samsim.runs import experiment
 
     found = sorted((Path(__file__).parent.parent / "experiments").glob("*.toml"))
     assert found
@@ -382,7 +384,7 @@ def test_simulate_with_strategies_per_seat(tmp_path):
     assert "lookahead, greedy, undercut(margin=2), random" in " ".join(done.stdout.split())
     df = samsim.load(tmp_path / "run")
     assert df.attrs["samsim"]["seatings"] == [["lookahead", "greedy", "undercut(margin=2)", "random"]]
-    again = engine.simulate(300, 4, 3, DATA, strategies=["lookahead", "greedy", "undercut(margin=2)",
+    again = simulate(300, 4, 3, DATA, strategies=["lookahead", "greedy", "undercut(margin=2)",
                                                          "random"])
     pd.testing.assert_frame_equal(df, again)
 
@@ -585,7 +587,7 @@ def test_ctrl_c_stops_within_a_second_and_keeps_the_games_played(tmp_path):
 
 
 _STUCK = '''"""Never returns from its first price card (a bug a user could write)."""
-from samsim.strategy import decision
+from samsim.kernel.contract import decision
 
 PARAMS = {"spin": 0.0}
 LIMITS = {"spin": (0.0, 1.0)}
@@ -601,8 +603,8 @@ def card(comp, view, params, rng, out):
 
 
 def test_a_strategy_stuck_in_a_loop_is_stopped_by_sigterm(tmp_path):
-    """(Ctrl-C takes the same path: ``samsim.interrupt`` handles both signals alike.)"""
-    from samsim.strategy import load_strategy
+    """(Ctrl-C takes the same path: ``samsim.runs.interrupt`` handles both signals alike.)"""
+    from samsim.engine.registry import load_strategy
 
     (tmp_path / "strategies").mkdir()
     (tmp_path / "strategies" / "stuck.py").write_text(_STUCK)

@@ -9,7 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from samsim import compare, compare_report, components, engine, inference
+from samsim import components, engine
+from samsim.analysis import compare, compare_report
+from samsim.runs.simulate import simulate
+from samsim.stats import inference
 
 DATA = components.load()
 SAMSIM = str(Path(sys.executable).parent / "samsim")
@@ -95,14 +98,14 @@ def test_comparison_of_three_reports_pairs_rates_ranking_and_chunks():
 def test_more_strategies_than_seats_play_the_pool_design():
     """Four strategies at three seats: every 3-subset in every arrangement, the same population
     as ``simulate --pool``, so compare's win rates are the pool run's, game for game."""
-    from samsim.designs import pool_design
+    from samsim.engine.designs import pool_design
 
     names = ["saver", "undercut", "fixed", "greedy"]
     result = compare.compare(names, 3, 24 * 40, seed=5, field_spec="fixed")
     assert result.design.size == 24 and len(result.pairs) == 6
     assert len(result.ranking_frame()) == 4
     assert (result.meetings().to_numpy()[~np.eye(4, dtype=bool)] == 40 * 12).all()
-    df = engine.simulate(24 * 40, 3, 5, DATA, strategies=pool_design(3, names))
+    df = simulate(24 * 40, 3, 5, DATA, strategies=pool_design(3, names))
     rates = df.groupby("strategy", observed=True)["win_credit"].mean()
     got = result.rates.set_index("strategy")["win_rate"]
     assert np.allclose(got[names], rates[names])

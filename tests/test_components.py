@@ -2,7 +2,7 @@
 and every malformed or inconsistent variant is rejected with a message naming the field and the
 problem (samsim.components.ComponentDataError).
 
-The expected values below are copied from components.md by hand, not computed from the data file, so
+The expected values below are copied from docs/rules.md by hand, not computed from the data file, so
 a wrong value in either one fails here.
 """
 
@@ -16,20 +16,29 @@ import numpy as np
 import pytest
 
 from samsim import components
-from samsim.components import (CELEBRITY, LOVER, PLAIN, RICH, SWIMMER, TILE_KINDS,
-                               ComponentDataError, load)
+from samsim.components import (
+    CELEBRITY,
+    LOVER,
+    PLAIN,
+    RICH,
+    SWIMMER,
+    TILE_KINDS,
+    ComponentDataError,
+    load,
+)
+from samsim.runs.simulate import simulate
 
 DEFAULT_PATH = components.default_data_path()
 DEFAULT_TEXT = DEFAULT_PATH.read_text(encoding="utf-8")
 DATA = load()
 C = DATA.components
 
-# ----------------------------------------------------------------------- components.md, by hand
+# ----------------------------------------------------------------------- docs/rules.md, by hand
 PRICE_CARDS = [(2, 3), (4, 4), (6, 5), (8, 6), (10, 7), (12, 9), (14, 8), (16, 10), (18, 11), (20, 12)]
 TILES = {"extra_room": 6, "suite": 5, "pool": 5, "switch": 1, "send_home": 1, "recall": 1}
 CHIP_MIX = {"plain": 8, "rich": 2, "lover": 3, "celebrity": 2}
 BUOYS = [1, 2, 3]
-# card -> {players: groups}, cards numbered 1..13 as in the table of components.md
+# card -> {players: groups}, cards numbered 1..13 as in the table of docs/rules.md
 TOURIST_CARDS = {
     1: {3: [2, 1], 4: [3, 2], 5: [3, 3], 6: [4, 3]},
     2: {3: [3, 2], 4: [4, 3], 5: [5, 3], 6: [5, 4]},
@@ -136,7 +145,7 @@ def test_tourist_cards():
 
 
 def test_no_doubled_card_outruns_a_nation():
-    """components.md: no doubled card asks for more than the 18 chips of a nation."""
+    """docs/rules.md: no doubled card asks for more than the 18 chips of a nation."""
     most = C.card_groups.sum(axis=2).max() * C.round_factor.max()
     assert most == 18 <= C.chips_per_nation
 
@@ -480,7 +489,7 @@ def test_a_rejected_file_does_not_disturb_the_default(tmp_path):
 
 
 # ----------------------------------------------------------------- bounds: nothing may overflow
-# The results keep coins in int32 columns and counts in int8/int16 ones (samsim.schema); a data
+# The results keep coins in int32 columns and counts in int8/int16 ones (samsim.runs.schema); a data
 # file whose game could pass them would give silently wrapped numbers, so it is refused instead.
 INT64_MAX = 2**63 - 1
 PRICES_LINE = "prices = [3, 4, 5, 6, 7, 9, 8, 10, 11, 12]"
@@ -543,7 +552,8 @@ def _exactly_at_the_bound(tmp_path, old: str, template: str, field: str):
 def _results_hold_the_true_values(data, games=50, players=4, seed=1):
     """Play ``games`` and compare every money column of both tables with the int64 state, and with
     the int64 bookkeeping money = start + income - spent."""
-    from samsim import engine, schema
+    from samsim import engine
+    from samsim.runs import schema
 
     specs = [["random"] * players]
     st = engine.run_batch(games, players, seed, data=data, strategies="random", record=True)
@@ -552,7 +562,7 @@ def _results_hold_the_true_values(data, games=50, players=4, seed=1):
         assert frame[name].dtype == np.int32
         np.testing.assert_array_equal(frame[name].to_numpy(np.int64), getattr(st, name).reshape(-1))
     rounds = schema.rounds_frame(st, 0, games, specs)
-    from samsim.state import REC_INCOME, REC_MONEY
+    from samsim.kernel.state import REC_INCOME, REC_MONEY
     np.testing.assert_array_equal(rounds["money"].to_numpy(np.int64), st.record[..., REC_MONEY].reshape(-1))
     np.testing.assert_array_equal(rounds["income"].to_numpy(np.int64), st.record[..., REC_INCOME].reshape(-1))
 
@@ -565,7 +575,7 @@ def _results_hold_the_true_values(data, games=50, players=4, seed=1):
     assert (score >= money).all() and (score >= c.starting_money - most_spent).all()
     assert (score <= components.worst_case(c).score()).all()
     # and the public simulate gives the same rows
-    np.testing.assert_array_equal(engine.simulate(games, players, seed=seed, data=data)["score"]
+    np.testing.assert_array_equal(simulate(games, players, seed=seed, data=data)["score"]
                                   .to_numpy(np.int64), score)
     return frame
 
@@ -664,7 +674,7 @@ def _rounds_variant(rounds: int, flags: int) -> str:
 
 def test_rounds_whose_tie_counts_pass_int8_are_rejected(tmp_path):
     """A seat meets up to players - 1 ties a round in each tie column, an int8 of the results."""
-    from samsim import schema
+    from samsim.runs import schema
 
     top = np.iinfo(next(c.dtype for c in schema.RESULTS if c.name == "build_ties_won")).max
     most = top // (6 - 1)
@@ -685,8 +695,8 @@ def test_rounds_whose_tie_counts_pass_int8_are_rejected(tmp_path):
 def test_every_narrow_count_column_fits_its_largest_value():
     """The counts not checked per file are bounded by the module's MAX_* limits: each must fit its
     column, and a new narrow column must be added here (so someone works out its bound)."""
-    from samsim import schema
-    from samsim.decisions import MAX_TAKE
+    from samsim.kernel.decisions import MAX_TAKE
+    from samsim.runs import schema
 
     most_guests = min(components.MAX_CHIPS, MAX_TAKE)
     largest = {

@@ -1,4 +1,4 @@
-"""The deal of the compiled engine (docs/protocol.md, "The deal"; components.md, "Confirmed"):
+"""The deal of the compiled engine (docs/protocol.md, "The deal"; docs/rules.md, "Confirmed"):
 flags, the build-tile stack, tourist cards, arrivals, the tie-breaker and the starting position,
 seen through ``samsim.engine.play_game(..., log=True)`` events and ``run_batch`` state.
 
@@ -14,13 +14,14 @@ import pytest
 from scipy import stats
 
 from samsim import components, engine
-from samsim import events as ev
+from samsim.kernel import events as ev
+from samsim.runs.simulate import simulate
 
 DATA = components.load()
 C = DATA.components
 N_TILES = 19
 ROUNDS = 12
-# components.md: tiles revealed per round, rounds 1-3, 4-6, 7-9, 10-12
+# docs/rules.md: tiles revealed per round, rounds 1-3, 4-6, 7-9, 10-12
 TILES_PER_BLOCK = {3: [1, 1, 1, 0], 4: [2, 1, 1, 0], 5: [2, 2, 1, 0], 6: [3, 2, 1, 0]}
 TILE_MIX = {0: 6, 1: 5, 2: 5, 3: 1, 4: 1, 5: 1}  # extra room, suite, pool, switch, send home, recall
 DOUBLE_ROUNDS = {6, 12}
@@ -288,12 +289,12 @@ def test_starting_money_comes_from_the_data_file(tmp_path):
     path.write_text(text)
     rich = components.load(path)
     assert [s["money"] for s in all_holiday(4, rich).snapshot["seats"]] == [40] * 4
-    df = engine.simulate(50, 4, seed=3, data=rich)
+    df = simulate(50, 4, seed=3, data=rich)
     assert (df["money"] == 40 + df["income"] - df["spent"]).all()
 
 
 def test_money_is_25_plus_income_minus_spending():
-    df = engine.simulate(400, 5, seed=8)
+    df = simulate(400, 5, seed=8)
     assert (df["money"] == 25 + df["income"] - df["spent"]).all()
     assert df["income"].gt(0).any() and df["spent"].gt(0).any()
 

@@ -7,8 +7,10 @@ import itertools
 import numpy as np
 import pytest
 
-from samsim import components, designs, engine
-from samsim.strategy import StrategyError
+from samsim import components, engine
+from samsim.engine import designs
+from samsim.engine.registry import StrategyError
+from samsim.runs.simulate import simulate
 
 DATA = components.load()
 CASES = [(players, n) for players in range(3, 7) for n in range(1, 9)
@@ -75,7 +77,7 @@ def test_compare_placements_are_balanced(players, k):
 def test_games_of_a_pool_design_seat_everyone_equally():
     pool = ["greedy", "undercut", "saver", "holiday", "random"]
     lineup = designs.pool_design(4, pool)
-    df = engine.simulate(2 * len(lineup.seatings), 4, seed=2, data=DATA, strategies=lineup)
+    df = simulate(2 * len(lineup.seatings), 4, seed=2, data=DATA, strategies=lineup)
     counts = df.groupby(["strategy", "seat"], observed=True).size().unstack()
     assert counts.shape == (5, 4) and (counts.to_numpy() == 2 * 24).all()
     for game in (0, 77, 239):  # game k of the run is its seating played alone
@@ -84,7 +86,7 @@ def test_games_of_a_pool_design_seat_everyone_equally():
 
 
 def test_a_pool_balance_plays_whole_passes():
-    from samsim import balance
+    from samsim.analysis import balance
 
     [count] = balance.run([3], games=10, seed=1, pool=["fixed", "saver"], data=DATA)
     assert count.games == 12  # two passes of the 6 seatings, not 10 games of an unfinished one

@@ -14,6 +14,7 @@ import pytest
 
 from samsim import components, engine
 from samsim.engine import IllegalDecision
+from samsim.runs.simulate import simulate
 
 DATA = components.load()
 COLUMNS = ["game", "seat", "players", "strategy", "money", "score", "free_rooms", "rank",
@@ -29,11 +30,11 @@ ENGLAND_ROUNDS = (1, 5, 9)
 @pytest.fixture(scope="module", params=[3, 4, 5, 6])
 def results(request):
     players = request.param
-    return players, engine.simulate(60, players, seed=77)
+    return players, simulate(60, players, seed=77)
 
 
 def test_simulate_columns_and_dtypes(results):
-    """The ``results`` layout of samsim.schema (test_results checks every dtype)."""
+    """The ``results`` layout of samsim.runs.schema (test_results checks every dtype)."""
     players, df = results
     assert list(df.columns) == COLUMNS
     assert df["win_credit"].dtype == np.float64
@@ -77,7 +78,7 @@ def test_result_columns_are_consistent(results):
 
 
 def test_simulate_rows_are_the_games_play_game_plays():
-    df = engine.simulate(5, 4, seed=123)
+    df = simulate(5, 4, seed=123)
     for g in range(5):
         final = engine.play_game(DATA, 4, seed=123, game=g).snapshot
         rows = df[df["game"] == g]
@@ -86,7 +87,7 @@ def test_simulate_rows_are_the_games_play_game_plays():
 
 
 def test_simulate_with_one_game():
-    assert len(engine.simulate(1, 3)) == 3
+    assert len(simulate(1, 3)) == 3
 
 
 # ------------------------------------------------------------------------------- bad arguments
@@ -129,11 +130,11 @@ BAD_SIMULATE = [
 def test_simulate_rejects_bad_arguments(kwargs, message):
     args = dict(games=4, players=4, seed=0) | kwargs
     with pytest.raises(ValueError, match=message):
-        engine.simulate(**args)
+        simulate(**args)
 
 
 def test_simulate_accepts_the_extreme_arguments():
-    df = engine.simulate(2, 6, seed=2**64 - 1, chunk_size=1, threads=1,
+    df = simulate(2, 6, seed=2**64 - 1, chunk_size=1, threads=1,
                          params=[{"take_pct": 0}, {"take_pct": 100}, {}, {"recall_pct": 100},
                                  {"switch_pct": 0}, {"send_home_pct": 100}])
     assert len(df) == 12
@@ -143,10 +144,10 @@ def test_simulate_accepts_the_extreme_arguments():
 
 def test_threads_setting_is_restored():
     before = numba.get_num_threads()
-    engine.simulate(3, 4, seed=1, threads=1)
+    simulate(3, 4, seed=1, threads=1)
     assert numba.get_num_threads() == before
     with pytest.raises(ValueError):
-        engine.simulate(3, 4, seed=1, threads=0)
+        simulate(3, 4, seed=1, threads=0)
     assert numba.get_num_threads() == before
 
 

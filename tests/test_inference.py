@@ -1,4 +1,4 @@
-"""The statistics of samsim.inference against textbook values and independent computations, and
+"""The statistics of samsim.stats.inference against textbook values and independent computations, and
 simulation checks of what the theory promises (coverage, false-positive rate)."""
 
 import math
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from samsim import inference
+from samsim.stats import inference
 
 # Student's sleep data (Cushny & Peebles 1905; R's `sleep`): extra hours of sleep, drug 2 minus
 # drug 1, for 10 patients. R: t.test(extra ~ group, paired = TRUE) gives t = -4.0621, df = 9,
@@ -64,7 +64,7 @@ def test_p_values_print_without_zero_and_bonferroni_caps_at_one():
 
 
 def test_clustered_rate_is_wilson_for_one_seat_a_game_and_widens_with_clustering():
-    from samsim.stats import clustered_rate, wilson_interval
+    from samsim.stats.tally import clustered_rate, wilson_interval
 
     rng = np.random.default_rng(4)
     wins = rng.random(2000) < 0.3  # one seat a game, binary: Wilson's interval exactly

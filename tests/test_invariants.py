@@ -34,8 +34,9 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from samsim import components, engine
-from samsim import events as ev
 from samsim.components import CELEBRITY, EXTRA_ROOM, LOVER, POOL, RICH, SUITE, SWITCH, TILE_KINDS
+from samsim.kernel import events as ev
+from samsim.runs.simulate import simulate
 
 DATA = components.load()
 C = DATA.components
@@ -674,7 +675,7 @@ def test_batch_bitmaps_agree_with_the_arrays_they_summarise(game):
 def test_results_do_not_depend_on_threads_chunks_or_batch_neighbours(game, n_games, k):
     players, seed, _, params = game
     k %= n_games
-    base = engine.simulate(n_games, players, seed, DATA, params, threads=1)
+    base = simulate(n_games, players, seed, DATA, params, threads=1)
     assert len(base) == n_games * players
     assert base["game"].tolist() == [g for g in range(n_games) for _ in range(players)]
     assert base["seat"].tolist() == list(range(players)) * n_games
@@ -683,7 +684,7 @@ def test_results_do_not_depend_on_threads_chunks_or_batch_neighbours(game, n_gam
         variants += [dict(threads=2), dict(threads=2, chunk_size=7)]
     for options in variants:
         options.setdefault("threads", 1)
-        other = engine.simulate(n_games, players, seed, DATA, params, **options)
+        other = simulate(n_games, players, seed, DATA, params, **options)
         pd.testing.assert_frame_equal(base, other, obj=f"simulate({options})")
     # Game k alone equals row k of the batch, and row 0 of a batch that starts at game k.
     alone = engine.play_game(DATA, players, seed, game=k, params=params)

@@ -1,4 +1,4 @@
-"""Compiled kernels are never stale: their cache folder is keyed on every source file.
+"""Compiled kernels are never stale: their cache folder is keyed on the compiled layer's sources.
 
 Numba's own cache only notices edits to a function's own file, and the rules are inlined across
 files, so an edit of one rule must move the whole cache. Checked on a copy of the package, without
@@ -12,12 +12,12 @@ import sys
 from pathlib import Path
 
 import samsim
-from samsim import jit
+from samsim.kernel import jit
 
 
 def _cache_dir_of(copy_root: Path, cache_base: Path) -> str:
     env = {**os.environ, "PYTHONPATH": str(copy_root), "NUMBA_CACHE_DIR": str(cache_base)}
-    code = "import numba, samsim.jit as j; assert numba.config.CACHE_DIR == str(j.CACHE_DIR); print(j.CACHE_DIR)"
+    code = "import numba, samsim.kernel.jit as j; assert numba.config.CACHE_DIR == str(j.CACHE_DIR); print(j.CACHE_DIR)"
     return subprocess.run([sys.executable, "-c", code], env=env, cwd=copy_root, check=True,
                           capture_output=True, text=True).stdout.strip()
 
@@ -29,12 +29,17 @@ def test_editing_any_rule_moves_the_cache(tmp_path):
     before = _cache_dir_of(copy, tmp_path / "cache")
     assert before.startswith(str(tmp_path / "cache"))
     assert _cache_dir_of(copy, tmp_path / "cache") == before  # same sources, same folder
-    cli_file = copy / "samsim" / "cli.py"  # plain Python around the engine: the cache stays
-    cli_file.write_text(cli_file.read_text() + "\n# edited\n")
-    assert _cache_dir_of(copy, tmp_path / "cache") == before
-    rule_file = copy / "samsim" / "rules" / "round.py"
+    for plain in ("cli/__init__.py", "engine/play.py", "reference/game.py", "stats/tally.py", "analysis/report.py"):
+        edited = copy / "samsim" / plain  # plain Python around the engine: the cache stays
+        edited.write_text(edited.read_text() + "\n# edited\n")
+        assert _cache_dir_of(copy, tmp_path / "cache") == before, plain
+    rule_file = copy / "samsim" / "kernel" / "rules" / "round.py"
     rule_file.write_text(rule_file.read_text().replace("(t + 1) % n", "(t + 2) % n"))
-    assert _cache_dir_of(copy, tmp_path / "cache") != before
+    after_rule = _cache_dir_of(copy, tmp_path / "cache")
+    assert after_rule != before
+    data_model = copy / "samsim" / "components.py"  # the one module outside kernel/ it reads
+    data_model.write_text(data_model.read_text() + "\n# edited\n")
+    assert _cache_dir_of(copy, tmp_path / "cache") not in (before, after_rule)
 
 
 def test_the_running_package_uses_its_keyed_folder():

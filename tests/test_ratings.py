@@ -4,8 +4,8 @@ ties), and the bootstrap's coverage when the games of a unit are correlated."""
 import numpy as np
 import pytest
 
-from samsim import ratings
-from samsim.ratings import plackett_luce
+from samsim.stats import ratings
+from samsim.stats.ratings import plackett_luce
 
 TRUTH = np.array([0.5, 0.2, 0.0, -0.7])
 

@@ -2,7 +2,7 @@
 
 The engines-agree test only covers the built-in random policy, because the reference engine knows
 no other. Any strategy's choices, though, are all in its game's event log: scripted back into a
-position (``samsim.trace.decisions_from_events``) they let the independent reference engine judge
+position (``samsim.runs.trace.decisions_from_events``) they let the independent reference engine judge
 every decision of any strategy, and the kernel's handling of it. Strategy tests import
 ``assert_reference_replays`` for that.
 """
@@ -10,8 +10,8 @@ every decision of any strategy, and the kernel's handling of it. Strategy tests 
 import pytest
 
 from samsim import components, engine, reference
-from samsim import events as ev
-from samsim.trace import decisions_from_events
+from samsim.kernel import events as ev
+from samsim.runs.trace import decisions_from_events
 
 DATA = components.load()
 SEED = 20260814

@@ -11,11 +11,15 @@ import pyarrow.parquet as pq
 import pytest
 
 import samsim
-from samsim import components, engine, results, schema
-from samsim.results import ResultsError
-from samsim.stats import Tally, tally, wilson_interval
-from samsim.designs import pool_design
-from samsim.report import load_report
+from samsim import components, engine
+from samsim.analysis.report import load_report
+from samsim.engine import play
+from samsim.engine.designs import pool_design
+from samsim.engine.lineup import lineup
+from samsim.runs import results, schema
+from samsim.runs.results import ResultsError
+from samsim.runs.simulate import simulate, simulate_chunks
+from samsim.stats.tally import Tally, tally, wilson_interval
 
 DATA = components.load()
 POOL = ["greedy", "undercut", "saver", "holiday", "random"]
@@ -29,7 +33,7 @@ def _dtype(col):
 
 
 def test_simulate_has_the_schema_dtypes():
-    df = engine.simulate(50, 4, seed=1, data=DATA)
+    df = simulate(50, 4, seed=1, data=DATA)
     assert list(df.columns) == [c.name for c in schema.RESULTS]
     for col in schema.RESULTS:
         assert df[col.name].dtype == _dtype(col), col.name
@@ -37,8 +41,8 @@ def test_simulate_has_the_schema_dtypes():
 
 
 def test_chunks_concatenate_to_simulate():
-    whole = engine.simulate(700, players=5, seed=11, data=DATA)
-    parts = list(engine.simulate_chunks(700, 5, 11, DATA, chunk_size=256))
+    whole = simulate(700, players=5, seed=11, data=DATA)
+    parts = list(simulate_chunks(700, 5, 11, DATA, chunk_size=256))
     assert [len(p) for p in parts] == [256 * 5, 256 * 5, 188 * 5]
     pd.testing.assert_frame_equal(pd.concat(parts, ignore_index=True), whole)
 
@@ -49,7 +53,7 @@ def test_chunks_concatenate_to_simulate():
                                     {"games": 10, "params": {"take_pct": 101}}])
 def test_bad_input_is_rejected_before_any_game(kwargs):
     with pytest.raises(ValueError):
-        engine.simulate_chunks(data=DATA, **kwargs)  # not iterated: the check is eager
+        simulate_chunks(data=DATA, **kwargs)  # not iterated: the check is eager
 
 
 @pytest.fixture(scope="module")
@@ -87,7 +91,7 @@ def test_rounds_record_is_the_event_log(recorded):
     one = engine.run_batch(1, 4, 9, game, DATA, log=True, strategies=seats.seating(game))
     ev = pd.DataFrame(one.events[0, :one.n_events[0]], columns=["round", "kind", "seat", "a", "b",
                                                                  "c", "d"])
-    from samsim import events
+    from samsim.kernel import events
 
     rows = rounds[rounds["game"] == game]
     for (rnd, seat), row in rows.set_index(["round", "seat"]).iterrows():
@@ -103,7 +107,7 @@ def test_market_record_is_the_event_log(recorded):
     """Arrivals and tourists turned away are the log's ARRIVE and LEFTOVER events; free rooms are
     every hotel's rooms minus its guests as they arrive; the record's income ends at the final
     income; every tourist on offer is hosted or turned away."""
-    from samsim import events
+    from samsim.kernel import events
 
     st, res, rounds = recorded
     seats = pool_design(4, POOL)
@@ -130,7 +134,7 @@ def test_market_record_is_the_event_log(recorded):
 def _ties_from_log(game_events, players: int, c) -> np.ndarray:
     """Each seat's ties, recounted from the cards the log shows (after SWITCH) and the rulebook's
     orders: equal bids clockwise from the tie-breaker card, equal prices counter-clockwise."""
-    from samsim import events
+    from samsim.kernel import events
 
     ties = np.zeros((players, 4), np.int64)
     t = 0
@@ -155,7 +159,7 @@ def _ties_from_log(game_events, players: int, c) -> np.ndarray:
 
 
 def test_ties_are_recounted_from_the_log():
-    from samsim import events
+    from samsim.kernel import events
 
     for players, game in ((3, 2), (4, 5), (6, 1)):
         one = engine.run_batch(1, players, 11, game, DATA, log=True, strategies="fixed")
@@ -197,7 +201,7 @@ def test_schema_docs_in_the_readme_are_generated_from_the_schema():
     text = open(readme, encoding="utf-8").read()
     for table in schema.TABLES:
         assert schema.markdown(table) in text, f"README's {table} table is out of date: paste " \
-                                               f"samsim.schema.markdown({table!r})"
+                                               f"samsim.runs.schema.markdown({table!r})"
 
 
 # ------------------------------------------------------------------------------------ run folders
@@ -221,7 +225,7 @@ def test_run_folder_holds_chunks_with_provenance(tmp_path):
     assert meta["schema_version"] == schema.SCHEMA_VERSION
     assert (meta["pool"], meta["design"]) == (POOL, "balanced-1") and "seatings" not in meta
     df = samsim.load(tmp_path / "run")
-    pd.testing.assert_frame_equal(df, engine.simulate(600, 4, 5, DATA,
+    pd.testing.assert_frame_equal(df, simulate(600, 4, 5, DATA,
                                                       strategies=pool_design(4, POOL)))
     assert df.attrs["samsim"]["complete"] and df.attrs["samsim"]["games_found"] == 600
     assert tl.n_games == 600
@@ -264,7 +268,7 @@ def test_resume_replays_an_unreadable_chunk(tmp_path):
     _run(tmp_path, resume=True, warn=warnings.append)
     assert len(warnings) == 1 and bad.name in warnings[0]
     pd.testing.assert_frame_equal(samsim.load(tmp_path),
-                                  engine.simulate(600, 4, 5, DATA, strategies=pool_design(4, POOL)))
+                                  simulate(600, 4, 5, DATA, strategies=pool_design(4, POOL)))
 
 
 def test_an_existing_run_is_never_clobbered(tmp_path):
@@ -308,7 +312,7 @@ def test_load_explains_what_it_cannot_read(tmp_path):
     corrupt.write_bytes(b"PAR1 garbage")
     with pytest.raises(ResultsError, match="not a readable Parquet file"):
         samsim.load(corrupt)
-    df = engine.simulate(10, 3, 1, DATA)
+    df = simulate(10, 3, 1, DATA)
     future = tmp_path / "future.parquet"
     results.write_parquet(df, future, {"schema_version": schema.SCHEMA_VERSION + 1})
     with pytest.raises(ResultsError, match="newer than this samsim"):
@@ -331,7 +335,7 @@ def test_load_explains_what_it_cannot_read(tmp_path):
 
 @pytest.fixture(scope="module")
 def mixed():
-    return engine.simulate(3000, 4, seed=3, data=DATA, strategies=pool_design(4, POOL))
+    return simulate(3000, 4, seed=3, data=DATA, strategies=pool_design(4, POOL))
 
 
 def test_tally_summary_matches_direct_computation(mixed):
@@ -404,9 +408,9 @@ def test_cli_default_chunk_is_the_engines():
 def test_tally_checks_its_chunks_against_each_other():
     """Chunks of one run agree (MANOVA over games); a chunk whose seats were mixed up (here: seat
     labels rotated, as a seeding or seating bug would) is named in the report's notes."""
-    from samsim.report import Report
+    from samsim.analysis.report import Report
 
-    df = engine.simulate(12000, 4, seed=8, data=DATA, strategies="greedy", chunk_size=1000)
+    df = simulate(12000, 4, seed=8, data=DATA, strategies="greedy", chunk_size=1000)
     chunks = [df[df["game"] // 1000 == k].copy() for k in range(12)]
     good = Tally()
     for chunk in chunks:
@@ -577,7 +581,7 @@ def test_an_interrupt_keeps_the_games_played_and_resume_completes_the_run(tmp_pa
     """Ctrl-C between two units of a chunk: the chunk's finished units are written as a shorter
     chunk, and resuming plays only the rest."""
     calls = []
-    real = engine.run_batch
+    real = play.run_batch
 
     def interrupted_third_unit(*args, **kwargs):
         calls.append(args[0])
@@ -585,31 +589,31 @@ def test_an_interrupt_keeps_the_games_played_and_resume_completes_the_run(tmp_pa
             raise KeyboardInterrupt
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(engine, "run_batch", interrupted_third_unit)
-    monkeypatch.setattr(engine, "UNIT_SECONDS", 0.0)  # the smallest units
+    monkeypatch.setattr(play, "run_batch", interrupted_third_unit)
+    monkeypatch.setattr(play, "UNIT_SECONDS", 0.0)  # the smallest units
     with pytest.raises(KeyboardInterrupt):
         _run(tmp_path, games=600, chunk=600)
     kept = calls[0] + calls[1]
     assert samsim.load(tmp_path).attrs["samsim"]["missing"] == [[kept, 600]]
-    monkeypatch.setattr(engine, "run_batch", real)
+    monkeypatch.setattr(play, "run_batch", real)
     _run(tmp_path, games=600, chunk=600, resume=True)
-    pd.testing.assert_frame_equal(samsim.load(tmp_path), engine.simulate(
+    pd.testing.assert_frame_equal(samsim.load(tmp_path), simulate(
         600, 4, 5, DATA, strategies=pool_design(4, POOL)))
 
 
 def test_units_grow_with_the_speed_measured(monkeypatch):
     sizes = []
-    real = engine.run_batch
+    real = play.run_batch
 
     def counted(*args, **kwargs):
         sizes.append(args[0])
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(engine, "run_batch", counted)
+    monkeypatch.setattr(play, "run_batch", counted)
     chunks = [(first, n) for first, n, _ in engine.batches(
-        [(0, 3000)], 4, 1, DATA, engine.lineup(4, "greedy"), chunk_size=3000)]
+        [(0, 3000)], 4, 1, DATA, lineup(4, "greedy"), chunk_size=3000)]
     assert chunks == [(0, 3000)] and sum(sizes) == 3000
-    assert sizes[0] == 4 * engine.numba.get_num_threads() and max(sizes) > sizes[0]
+    assert sizes[0] == 4 * play.numba.get_num_threads() and max(sizes) > sizes[0]
 
 
 def test_game_ids_beyond_int64_are_refused():
@@ -623,7 +627,7 @@ def test_a_full_disk_while_writing_a_report_names_the_file(tmp_path, monkeypatch
     import errno
     from pathlib import Path
 
-    from samsim.report import write_report
+    from samsim.analysis.report import write_report
 
     _run(tmp_path / "run", games=200)
     report = load_report([tmp_path / "run"])
@@ -639,7 +643,7 @@ def test_a_full_disk_while_writing_a_report_names_the_file(tmp_path, monkeypatch
 
 _SIGNALS = """
 import os, signal, sys, time
-from samsim import interrupt
+from samsim.runs import interrupt
 
 with interrupt.handlers():
     try:
@@ -667,11 +671,11 @@ def test_the_first_signal_stops_after_the_write_and_the_second_at_once():
 
 
 def test_the_compiling_line_is_shown_only_when_something_compiles(tmp_path):
-    from samsim.strategy import load_strategy
+    from samsim.engine.registry import load_strategy
 
     path = tmp_path / "fresh.py"
-    path.write_text('"""A strategy never compiled before."""\nfrom samsim.strategy import '
-                    'decision\nfrom samsim import moves\n\nPARAMS = {}\n\n\n@decision\ndef '
+    path.write_text('"""A strategy never compiled before."""\nfrom samsim.kernel.contract import '
+                    'decision\nfrom samsim.kernel import moves\n\nPARAMS = {}\n\n\n@decision\ndef '
                     'card(comp, view, params, rng, out):\n    moves.default_card(comp, view, '
                     f'params, rng, out)\n    # {tmp_path}\n')
     info = load_strategy(str(path))

@@ -1,4 +1,4 @@
-"""The compiled random streams of samsim.rng against docs/protocol.md ("Random numbers").
+"""The compiled random streams of samsim.kernel.rng against docs/protocol.md ("Random numbers").
 
 The kernel's SplitMix64 functions are called directly (Numba dispatchers accept numpy arguments) and
 compared with the reference engine's plain-Python streams (samsim/reference/rng.py, written
@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from samsim import rng
+from samsim.kernel import rng
 from samsim.reference import rng as reference_rng
 
 MASK = (1 << 64) - 1

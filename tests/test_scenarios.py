@@ -15,8 +15,15 @@ from pathlib import Path
 import pytest
 
 from samsim import components
-from samsim.scenario import (ScenarioError, ScenarioResult, check_expectations, describe_events,
-                             load_scenario, run_and_check, run_scenario)
+from samsim.scenario import (
+    ScenarioError,
+    ScenarioResult,
+    check_expectations,
+    describe_events,
+    load_scenario,
+    run_and_check,
+    run_scenario,
+)
 
 SCENARIO_DIR = Path(__file__).parent / "scenarios"
 SCENARIO_FILES = sorted(SCENARIO_DIR.glob("*.json"))
@@ -61,6 +68,7 @@ def test_engines_agree(path):
                         f"  kernel    {b}: {lines[1]}")
     assert len(ref.events) == len(ker.events)
     assert ref.snapshot == ker.snapshot
+    assert ref.checkpoints == ker.checkpoints  # the states after the rounds expect.after checks
 
 
 # --------------------------------------------------------------------------------------------------

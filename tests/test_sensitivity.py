@@ -2,7 +2,8 @@
 
 from pathlib import Path
 
-from samsim import components, sensitivity
+from samsim import components
+from samsim.analysis import sensitivity
 
 ROOT = Path(__file__).resolve().parent.parent
 VARIANTS = ROOT / "experiments" / "sensitivity"

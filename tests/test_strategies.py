@@ -10,13 +10,16 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from samsim import components, engine, strategy
-from samsim import events as ev
-from samsim.strategy import HIDDEN, StrategyError, View, lineup, parse_spec
-from samsim.state import State
 from test_invariants import check_final, dealt_stack, replay_rounds
 from test_replay_decisions import assert_reference_replays
+
+from samsim import components, engine
+from samsim.engine import registry as strategy
+from samsim.engine.lineup import Lineup, lineup
+from samsim.engine.registry import StrategyError, parse_spec
+from samsim.kernel import events as ev
+from samsim.kernel.contract import HIDDEN, View
+from samsim.kernel.state import State
 
 DATA = components.load()
 LIBRARY = ["random", "fixed", "greedy", "undercut", "saver", "builder", "holiday", "weighted",
@@ -112,7 +115,7 @@ def test_a_rival_with_only_the_holiday_card_is_guessed_to_play_it():
     """Late in a game a hand can hold the Staff holiday card alone. The guess of its card indexes
     the price tables: a -1 there read memory outside them (Numba does not check bounds), which made
     the games depend on the process."""
-    from samsim import moves
+    from samsim.kernel import moves
     c = DATA.components
     assert moves.typical_card_nb(c, np.int64(1 << c.holiday_card)) == c.holiday_card
     assert moves.typical_card_nb(c, np.int64((1 << c.holiday_card) | 0b110)) in (1, 2)
@@ -171,9 +174,9 @@ def test_every_library_parameter_has_a_range_holding_its_default():
 
 
 STRATEGY_WITH_LIMITS = '''"""Test: plays its cheapest card."""
-from samsim.decisions import CARD
-from samsim.moves import G, cheapest_in_nb
-from samsim.strategy import decision
+from samsim.kernel.decisions import CARD
+from samsim.kernel.moves import G, cheapest_in_nb
+from samsim.kernel.contract import decision
 
 PARAMS = {"plenty": 6, "other": 0.5}
 LIMITS = %s
@@ -242,7 +245,7 @@ def test_the_game_invariants_hold_whoever_plays(players, seed, game, picks):
 def test_a_local_copy_of_a_builtin_is_the_builtin(tmp_path, monkeypatch):
     """Run from a samsim checkout, ./strategies holds copies of the library: they must not count
     as user files (a second compiled engine); a local file that differs does replace it."""
-    from samsim import strategy
+    from samsim.engine import registry as strategy
 
     library = strategy._library_dir()
     (tmp_path / "strategies").mkdir()
@@ -280,7 +283,7 @@ def test_a_local_file_shadowing_a_builtin_is_named_apart(tmp_path, monkeypatch):
     # seated beside the built-in (reached by its module), the two are never one member
     builtin = parse_spec("strategies.greedy")
     assert builtin.spec() == "greedy"
-    line = strategy.Lineup([mine, builtin, mine, tuned])
+    line = Lineup([mine, builtin, mine, tuned])
     assert line.config() == {"seatings": [[name, "greedy", name, f"{name}(tile_scale=2)"]]}
     assert len(line.members) == 3 and len(line.infos) == 2
     # another hash: refused, naming the current one

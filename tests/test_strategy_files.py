@@ -2,7 +2,7 @@
 never runs stale compiled code, while the engine itself is compiled once.
 
 Numba's cache checks only a function's own file, so samsim keys each strategy's compiled entry
-point on the strategy's sources (``samsim.abi``). This is proved the way a user would meet it:
+point on the strategy's sources (``samsim.kernel.abi``). This is proved the way a user would meet it:
 separate processes sharing one on-disk cache, the file edited between them.
 """
 
@@ -15,16 +15,19 @@ from pathlib import Path
 
 import pytest
 
-from samsim import strategy
+from samsim.engine import registry as strategy
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 
 RUN = """
 import json
-from samsim import engine, strategy
+from samsim import engine
+from samsim.engine import registry as strategy
+from samsim.engine.lineup import Lineup
+from samsim.kernel.game import run_batch_nb
 cautious = strategy.parse_spec("cautious")  # found in ./strategies of the working directory
-st = engine.run_batch(300, 4, seed=1, strategies=strategy.Lineup([cautious] * 4))
-hits = sum(engine._run_batch_nb.stats.cache_hits.values())
+st = engine.run_batch(300, 4, seed=1, strategies=Lineup([cautious] * 4))
+hits = sum(run_batch_nb.stats.cache_hits.values())
 print(json.dumps({"money": st.money[:, 0].tolist(), "cache_hits": hits}))
 """
 
@@ -49,7 +52,8 @@ def test_the_readme_strategy_runs_and_an_edit_is_never_stale(tmp_path):
     cost minutes and prove nothing new: test_jit_cache.py proves the engine's own keying)."""
     import shutil
 
-    from samsim import engine, jit
+    from samsim import engine
+    from samsim.kernel import jit
 
     (tmp_path / "strategies").mkdir()
     mine = tmp_path / "strategies" / "cautious.py"
@@ -79,8 +83,8 @@ def test_the_readme_strategy_runs_and_an_edit_is_never_stale(tmp_path):
 BAD = '''"""Bad: a strategy Numba cannot compile (the test of its error message)."""
 import numpy as np
 
-from samsim.decisions import CARD
-from samsim.strategy import decision
+from samsim.kernel.decisions import CARD
+from samsim.kernel.contract import decision
 
 PARAMS = {}
 

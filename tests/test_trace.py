@@ -11,10 +11,18 @@ import pandas as pd
 import pytest
 
 import samsim
-from samsim import components, engine, trace
-from samsim.events import KIND_NAMES
-from samsim.trace import (TRACE_COLUMNS, ReplayMismatch, read_trace, replay_check, trace_games,
-                          write_games, write_trace)
+from samsim import components, engine
+from samsim.kernel.events import KIND_NAMES
+from samsim.runs import trace
+from samsim.runs.trace import (
+    TRACE_COLUMNS,
+    ReplayMismatch,
+    read_trace,
+    replay_check,
+    trace_games,
+    write_games,
+    write_trace,
+)
 
 DATA = components.load()
 SEED = 7

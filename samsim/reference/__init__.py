@@ -8,8 +8,9 @@ seed and decisions they must write the same event log and end in the same snapsh
     play_position(data, position, log=True) -> GameRecord
 """
 
+from samsim.illegal import IllegalDecision
+
 from .game import GameRecord, play_game
-from .model import IllegalDecision
 from .position import play_position
 
 __all__ = ["play_game", "play_position", "GameRecord", "IllegalDecision"]

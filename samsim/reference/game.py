@@ -15,9 +15,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from samsim.illegal import IllegalDecision
+from samsim.illegal import illegal as illegal_decision
+
 from . import events as ev
-from .model import (EXTRA_ROOM, POOL, RECALL, SEND_HOME, SUITE, SWITCH, TILE_KINDS, Hotel,
-                    IllegalDecision, Rules, Seat)
+from .model import (
+    EXTRA_ROOM,
+    POOL,
+    RECALL,
+    SEND_HOME,
+    SUITE,
+    SWITCH,
+    TILE_KINDS,
+    Hotel,
+    Rules,
+    Seat,
+)
 from .policy import RandomPolicy, seat_params
 from .rng import CHIP_STREAM_BASE, FLAG_STREAM, TILE_STREAM, TOURIST_CARD_STREAM, Stream
 
@@ -206,21 +219,30 @@ class Round:
         self.staff_holidays()
         self.return_leftovers()
         self.discard_or_keep_cards()
+        self.confirm_asked()
         self.move_tiebreaker()
 
     # --- helpers --------------------------------------------------------------------------------
     def log(self, kind: int, seat: int = -1, a: int = -1, b: int = -1, c: int = -1, d: int = -1):
         self.game.log(self.number, kind, seat, a, b, c, d)
 
-    def illegal(self, seat: int, problem: str) -> IllegalDecision:
-        return IllegalDecision(f"round {self.number}, seat {seat}: {problem}")
+    def illegal(self, seat: int, reason: str) -> IllegalDecision:
+        """A decision the rules forbid: ``reason`` names the words both engines use
+        (``samsim.illegal``)."""
+        return illegal_decision(self.number, seat, reason)
 
-    def confirm_asked(self, phase: str) -> None:
-        """Let every scripted decision complain about parts of it this phase never asked for."""
+    def malformed(self, seat: int, problem: str) -> ValueError:
+        """A decision that is not even well formed: refused before it reaches a rule."""
+        return ValueError(f"round {self.number}, seat {seat}: {problem}")
+
+    def confirm_asked(self) -> None:
+        """At the end of the round, let every scripted decision complain about a build or a
+        tourist turn the game never asked for (the order the kernel checks them in)."""
         for seat, decider in enumerate(self.deciders):
-            problem = decider.unasked(phase)
-            if problem:
-                raise self.illegal(seat, problem)
+            for phase in ("build", "tourists"):
+                reason = decider.unasked(phase)
+                if reason:
+                    raise self.illegal(seat, reason)
 
     def is_holiday(self, seat: int) -> bool:
         return self.played[seat] == self.rules.holiday_card
@@ -248,15 +270,15 @@ class Round:
     def empty_rooms_by_choice(self, seat: Seat, rooms, most: int, kind: int, what: str) -> None:
         """Check and carry out a player's choice of rooms to empty (a couple counts as one)."""
         if not isinstance(rooms, list):
-            raise self.illegal(seat.index, f"{what} must be a list of rooms, got {rooms!r}")
-        if len(rooms) > most:
-            raise self.illegal(seat.index, f"{what} may empty at most {most} rooms, got {len(rooms)}")
-        for room in rooms:
+            raise self.malformed(seat.index, f"{what} must be a list of rooms, got {rooms!r}")
+        for count, room in enumerate(rooms, start=1):  # checked room by room, as the kernel does
+            if count > most:
+                raise self.illegal(seat.index, "REMOVALS")
             if (not isinstance(room, int) or isinstance(room, bool)
                     or not 0 <= room < seat.hotel.room_count()):
-                raise self.illegal(seat.index, f"{what}: room {room} is not one of the hotel's rooms")
+                raise self.illegal(seat.index, "NO_ROOM")
             if not seat.hotel.rooms[room]:
-                raise self.illegal(seat.index, f"{what}: room {room} is empty")
+                raise self.illegal(seat.index, "EMPTY_ROOM")
             self.send_home(seat, room, kind)
 
     # --- 1) reveal build tiles ------------------------------------------------------------------
@@ -309,7 +331,7 @@ class Round:
             recalled, card = self.deciders[seat.index].price_card(self.game, seat)
             self.use_recall_tile(seat, recalled)
             if card not in seat.hand:
-                raise self.illegal(seat.index, f"card {self.rules.card_name(card)} is not in hand")
+                raise self.illegal(seat.index, "CARD")
             self.played[seat.index] = card
         for seat in self.game.seats:
             card = self.played[seat.index]
@@ -318,22 +340,17 @@ class Round:
 
     def use_recall_tile(self, seat: Seat, recalled) -> None:
         if not isinstance(recalled, list):
-            raise self.illegal(seat.index, f"recall must be a list of cards, got {recalled!r}")
+            raise self.malformed(seat.index, f"recall must be a list of cards, got {recalled!r}")
         if not recalled:
             return
         if seat.special_count(RECALL) == 0:
-            raise self.illegal(seat.index, "holds no RECALL tile")
-        if not seat.discard:
-            raise self.illegal(seat.index, "RECALL: the discard pile is empty")
-        wanted = min(self.rules.recall_cards, len(seat.discard))
-        if len(recalled) != wanted:
-            raise self.illegal(seat.index, f"RECALL takes back {wanted} discarded cards, "
-                                           f"got {len(recalled)}")
+            raise self.illegal(seat.index, "RECALL_TILE")
+        if len(recalled) != min(self.rules.recall_cards, len(seat.discard)):
+            raise self.illegal(seat.index, "RECALL_MANY")
         seat.use_special(RECALL)
         for card in recalled:
             if card not in seat.discard:
-                raise self.illegal(seat.index,
-                                   f"RECALL: card {self.rules.card_name(card)} is not in the discard pile")
+                raise self.illegal(seat.index, "RECALL_CARD")
             seat.discard.remove(card)
             seat.hand.add(card)
             self.log(ev.RECALL, seat.index, card)
@@ -347,9 +364,9 @@ class Round:
             if new is None:
                 continue
             if seat.special_count(SWITCH) == 0:
-                raise self.illegal(seat.index, "holds no SWITCH tile")
+                raise self.illegal(seat.index, "SWITCH_TILE")
             if new not in seat.hand:
-                raise self.illegal(seat.index, f"SWITCH: card {self.rules.card_name(new)} is not in hand")
+                raise self.illegal(seat.index, "SWITCH_CARD")
             old = self.played[seat.index]
             seat.use_special(SWITCH)
             seat.hand.remove(new)
@@ -367,31 +384,30 @@ class Round:
             if sum(self.game.table_tiles) == 0:
                 break
             seat = self.game.seats[s]
-            if seat.money < self.bid(s):
-                continue          # a player who cannot pay is not offered a tile
+            if seat.money < self.bid(s):   # a player who cannot pay is not offered a tile,
+                if self.deciders[s].insists_on_building():   # and a script buying anyway is wrong
+                    raise self.illegal(s, "MONEY")
+                continue
             choice = self.deciders[s].build(self.game, seat, self.bid(s))
             if choice is None:
                 self.log(ev.PASS, s, 0)       # declined the offer
             else:
                 self.buy_tile(seat, choice)
-        self.confirm_asked("build")
 
     def buy_tile(self, seat: Seat, choice) -> None:
         s = seat.index
         if not (isinstance(choice, tuple) and len(choice) == 2):
-            raise self.illegal(s, f"build must be a tile kind and a room, got {choice!r}")
+            raise self.malformed(s, f"build must be a tile kind and a room, got {choice!r}")
         kind, room = choice
         if not isinstance(kind, int) or isinstance(kind, bool) or not 0 <= kind < len(TILE_KINDS):
-            raise self.illegal(s, f"tile kind {kind!r} does not exist")
+            raise self.illegal(s, "TILE")
         if self.game.table_tiles[kind] == 0:
-            raise self.illegal(s, f"no {TILE_KINDS[kind]} tile is on the table")
+            raise self.illegal(s, "TILE")
         if kind == SUITE:
             if room not in seat.hotel.rooms_without_suite():
-                raise self.illegal(s, f"a suite cannot go on room {room} (it must be one of the "
-                                      f"hotel's rooms that is not a suite yet)")
+                raise self.illegal(s, "SUITE_ROOM")
         elif room is not None:
-            raise self.illegal(s, f"only a suite is placed on a room, not the "
-                                      f"{TILE_KINDS[kind].replace('_', ' ')} tile")
+            raise self.illegal(s, "ROOM_NOT_SUITE")
         price = self.bid(s)
         seat.money -= price
         self.game.table_tiles[kind] -= 1
@@ -422,7 +438,6 @@ class Round:
             if not self.tourists_left():
                 break
             self.tourist_turn(self.game.seats[s])
-        self.confirm_asked("tourists")
 
     def tourist_turn(self, seat: Seat) -> None:
         decider = self.deciders[seat.index]
@@ -432,12 +447,14 @@ class Round:
         group_index, chips = decider.choose_tourists(self.game, seat, self.groups)
         if group_index is None:
             if chips:
-                raise self.illegal(seat.index, "takes tourists without choosing a group")
+                raise self.malformed(seat.index, "takes tourists without choosing a group")
             self.log(ev.PASS, seat.index, 1, -1)      # the turn ends with nobody hosted
             return
-        group = self.check_group_choice(seat, group_index, chips)
+        group = self.check_group(seat, group_index)
         hosted = 0
-        for chip in chips:
+        for chip in chips:  # checked one by one as they move in, as the kernel does
+            if chip not in group:  # (a tourist taken twice is no longer there the second time)
+                raise self.illegal(seat.index, "NOT_IN_GROUP")
             room = decider.room_for(self.game, seat, chip)
             if room is None:
                 continue          # the random policy found no room: the tourist stays in the group
@@ -448,32 +465,24 @@ class Round:
 
     def use_send_home_tile(self, seat: Seat, rooms) -> None:
         if seat.special_count(SEND_HOME) == 0:
-            raise self.illegal(seat.index, "holds no SEND_HOME tile")
+            raise self.illegal(seat.index, "SEND_TILE")
         wanted = min(self.rules.send_home_removals, len(seat.hotel.occupied_rooms()))
         if isinstance(rooms, list) and len(rooms) != wanted:
-            raise self.illegal(seat.index, f"SEND_HOME empties {wanted} occupied rooms, got {len(rooms)}")
+            raise self.illegal(seat.index, "SEND_COUNT")
         seat.use_special(SEND_HOME)
         self.empty_rooms_by_choice(seat, rooms, wanted, ev.SEND_HOME, "SEND_HOME")
 
-    def check_group_choice(self, seat: Seat, group_index, chips) -> list[int]:
+    def check_group(self, seat: Seat, group_index) -> list[int]:
         if (not isinstance(group_index, int) or isinstance(group_index, bool)
                 or not 0 <= group_index < len(self.groups) or not self.groups[group_index]):
-            raise self.illegal(seat.index, f"group {group_index!r} is not a group holding tourists")
-        group = self.groups[group_index]
-        if len(set(chips)) != len(chips):
-            raise self.illegal(seat.index, "takes the same tourist twice")
-        for chip in chips:
-            if chip not in group:
-                raise self.illegal(seat.index, f"tourist {self.rules.chip_name(chip)} is not in "
-                                               f"group {group_index}")
-        return group
+            raise self.illegal(seat.index, "GROUP")
+        return self.groups[group_index]
 
     def host(self, seat: Seat, group_index: int, group: list[int], chip: int, room) -> None:
         """A tourist moves in and pays at once (paying at the end of the round is equivalent)."""
-        problem = seat.hotel.why_not_placeable(chip, room)
-        if problem:
-            raise self.illegal(seat.index, f"tourist {self.rules.chip_name(chip)} cannot move in: "
-                                           f"{problem}")
+        reason = seat.hotel.why_not_placeable(chip, room)
+        if reason:
+            raise self.illegal(seat.index, reason)
         tourist = self.rules.tourists[chip]
         paid = (self.price(seat.index) * seat.hotel.price_multiplier(chip, room)
                 + tourist.buoy * seat.hotel.pools)
@@ -486,11 +495,13 @@ class Round:
     # --- 5b) Staff holiday ----------------------------------------------------------------------
     def staff_holidays(self) -> None:
         for seat in self.game.seats:
+            decider = self.deciders[seat.index]
             if self.is_holiday(seat.index):
-                rooms = self.deciders[seat.index].holiday(self.game, seat)
+                rooms = decider.holiday(self.game, seat)
                 self.empty_rooms_by_choice(seat, rooms, self.rules.holiday_removals, ev.HOLIDAY,
                                            "Staff holiday")
-        self.confirm_asked("holiday")
+            elif decider.unasked("holiday"):
+                raise self.illegal(seat.index, decider.unasked("holiday"))
 
     # --- 5c) unclaimed tourists go back to their pile -------------------------------------------
     def return_leftovers(self) -> None:

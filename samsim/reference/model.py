@@ -9,15 +9,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from samsim.components import (CELEBRITY, EXTRA_ROOM, LOVER, POOL, RECALL, RICH, SEND_HOME,
-                               SUITE, SWITCH, TILE_KINDS, GameData)
+from samsim.components import (
+    CELEBRITY,
+    EXTRA_ROOM,
+    LOVER,
+    POOL,
+    RECALL,
+    RICH,
+    SEND_HOME,
+    SUITE,
+    SWITCH,
+    TILE_KINDS,
+    GameData,
+)
 
-__all__ = ["Rules", "Tourist", "Hotel", "Seat", "IllegalDecision",
+__all__ = ["Rules", "Tourist", "Hotel", "Seat",
            "EXTRA_ROOM", "SUITE", "POOL", "SWITCH", "SEND_HOME", "RECALL", "TILE_KINDS"]
-
-
-class IllegalDecision(ValueError):
-    """A scripted decision that the rules forbid, or that the game never asks for."""
 
 
 @dataclass(frozen=True)
@@ -159,16 +166,17 @@ class Hotel:
                    for other in self.rules.adjacent[room] for chip in self.rooms[other])
 
     def why_not_placeable(self, chip: int, room: int) -> str | None:
-        """The reason a tourist cannot move into a room now, or None if it can."""
+        """Why a tourist cannot move into a room now (a reason of ``samsim.illegal``), or None if it
+        can."""
         if not isinstance(room, int) or isinstance(room, bool) or not 0 <= room < len(self.rooms):
-            return f"room {room} is not one of the hotel's {len(self.rooms)} rooms"
+            return "NO_ROOM"
         occupants = self.rooms[room]
         if not occupants:
             return None
         if (len(occupants) == 1 and self.rules.tourists[occupants[0]].is_lover
                 and self.rules.tourists[chip].is_lover):
             return None
-        return f"room {room} is not free"
+        return "ROOM_TAKEN"
 
     def price_multiplier(self, chip: int, room: int) -> int:
         """x2 for a rich tourist, a suite or a celebrity next door; the effects never stack."""

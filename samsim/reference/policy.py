@@ -8,7 +8,7 @@ stay in step draw for draw. Scripted decisions draw nothing.
 
 from __future__ import annotations
 
-from .model import RECALL, SEND_HOME, SUITE, SWITCH, IllegalDecision, Seat
+from .model import RECALL, SEND_HOME, SUITE, SWITCH, Seat
 from .rng import POLICY_STREAM_BASE, Stream
 
 DEFAULT_PARAMS = {"recall_pct": 25, "switch_pct": 25, "send_home_pct": 25, "take_pct": 50}
@@ -71,7 +71,13 @@ class Decider:
         raise NotImplementedError
 
     def unasked(self, phase: str) -> str | None:
+        """The reason (``samsim.illegal``) a script gives for a part of it that ``phase`` never
+        asked for, or None."""
         return None
+
+    def insists_on_building(self) -> bool:
+        """Whether it buys a tile even when it cannot pay (only a script can)."""
+        return False
 
 
 class RandomPolicy(Decider):
@@ -204,8 +210,9 @@ class ScriptedDecision(Decider):
         self.asked_holiday = False
         self.rooms_to_use: list[tuple[int, int]] = []
 
-    def error(self, problem: str) -> IllegalDecision:
-        return IllegalDecision(f"round {self.round_no}, seat {self.seat}: {problem}")
+    def error(self, problem: str) -> ValueError:
+        """A script that is not well formed: refused before any rule is asked."""
+        return ValueError(f"round {self.round_no}, seat {self.seat}: {problem}")
 
     def whole(self, value, what: str) -> int:
         if not isinstance(value, int) or isinstance(value, bool):
@@ -249,12 +256,13 @@ class ScriptedDecision(Decider):
 
     def unasked(self, phase: str) -> str | None:
         if phase == "build" and self.build_choice is not None and not self.asked_build:
-            return "builds, but is never offered a tile"
-        if phase == "tourists" and not self.asked_tourists:
-            if self.send_home_rooms:
-                return "uses SEND_HOME, but gets no turn in the tourist phase"
-            if self.group is not None:
-                return "takes tourists, but gets no turn in the tourist phase"
+            return "NOT_OFFERED"
+        if phase == "tourists" and not self.asked_tourists and (self.send_home_rooms
+                                                                or self.group is not None):
+            return "NO_TURN"
         if phase == "holiday" and self.holiday_rooms and not self.asked_holiday:
-            return "sends tourists home on Staff holiday, but did not play Staff holiday"
+            return "NOT_HOLIDAY"
         return None
+
+    def insists_on_building(self) -> bool:
+        return self.build_choice is not None

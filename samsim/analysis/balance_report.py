@@ -1,0 +1,205 @@
+"""Balance reports (``samsim balance``): ranked findings first, seat effects and associations in
+separate sections (a seat effect is caused by the seat; an association only describes who won, so
+the two sizes do not compare), then the tables behind them per player count, in the terminal
+(rich), Markdown, and PNG plots (seat win rates with simultaneous intervals, the market per round,
+final money)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.console import Console
+
+import samsim
+from samsim.analysis.balance import ALPHA, PlayerCount
+from samsim.analysis.report import number, numbers_table
+from samsim.stats.inference import format_p
+
+FILES = ("balance.md", "seats.png", "market.png", "money.png", "final_money.png")
+CONDITIONAL = ("Every number is conditional on the strategies played: a seat advantage among "
+               "these players may differ among others.")
+
+
+SECTIONS = {"effects": "Seat effects (simultaneous 95% intervals, Goodman)",
+            "associations": "Associations (not effects; Bonferroni-simultaneous per player count, "
+                            "Holm p)",
+            "facts": "Other facts (descriptive, no interval)"}
+
+
+def ranked(counts: list[PlayerCount], kind: str = "effects") -> list[str]:
+    """Every player count's findings of one kind ("effects", "associations" or "facts"), largest
+    (points of win rate) first. Kinds are never ranked together: a seat effect and an association
+    of the same size do not mean the same thing."""
+    return [text for _, text in sorted((f for c in counts for f in getattr(c.findings, kind)),
+                                       key=lambda f: -f[0])]
+
+
+def adjustment(counts: list[PlayerCount]) -> str:
+    """Which adjustment the association intervals and p-values carry, and over how many."""
+    each = "; ".join(f"{c.players} players: {c.associations} intervals, each at "
+                     f"{100 * c.association_confidence:.2f}%" for c in counts)
+    return (f"Within each player count, the association intervals (ties: coins and points; tiles) "
+            f"hold together with {100 * (1 - ALPHA):.0f}% confidence (Bonferroni) and their "
+            f"p-values are Holm-adjusted over the same family ({each}).")
+
+
+def _sections(counts: list[PlayerCount]) -> list[tuple[str, list[str], str]]:
+    """(title, ranked texts, note under the title) per kind of finding."""
+    first = "Largest (points of win rate) first."
+    return [(SECTIONS["effects"], ranked(counts, "effects"), first),
+            (SECTIONS["associations"], ranked(counts, "associations"),
+             f"{first} {adjustment(counts)}"),
+            (SECTIONS["facts"], ranked(counts, "facts"), "")]
+
+
+def _seat_rows(c: PlayerCount) -> list[list[str]]:
+    return [[str(int(r["seat"])), f"{r['wins']:,.1f}", f"{100 * r['win_rate']:.2f}%",
+             f"{100 * r['low']:.2f}–{100 * r['high']:.2f}%",
+             f"{100 * (r['win_rate'] - r['fair']):+.2f}"]
+            for _, r in c.seats.iterrows()]
+
+
+SEAT_HEADERS = ("seat", "wins", "win rate", "95% simultaneous", "vs 1/N, points")
+MARKET_HEADERS = ("round", "arrived", "free rooms", "turned away", "hosted per seat",
+                  "earned per seat")
+
+
+def _market_rows(c: PlayerCount) -> list[list[str]]:
+    return [[str(int(r["round"])), f"{r['arrived']:.2f}", f"{r['free_rooms']:.2f}",
+             f"{r['turned_away']:.2f}", f"{r['hosted']:.2f}", f"{r['earned']:.1f}"]
+            for _, r in c.market.iterrows()]
+
+
+def _money_line(c: PlayerCount) -> str:
+    m = c.money
+    return (f"final money mean {m['mean']:.1f} (sd {m['sd']:.1f}); quantiles 10/25/50/75/90%: "
+            f"{' / '.join(number(m[q]) for q in ('q10', 'q25', 'q50', 'q75', 'q90'))}; "
+            f"winner-to-last spread mean {m['spread_mean']:.1f}, median {number(m['spread_median'])}; "
+            f"draws {100 * m['draws']:.2f}%; top score shared in {100 * m['top_tied']:.2f}% of "
+            f"games, decided by free rooms in {100 * m['free_rooms_decides']:.2f}%")
+
+
+def print_balance(counts: list[PlayerCount], header: list[str], console: Console) -> None:
+    for line in header:
+        console.print(line, markup=False)
+    console.print()
+    for title, texts, note in _sections(counts):
+        console.print(title, style="bold", markup=False)
+        if note:
+            console.print(note, markup=False)
+        for k, text in enumerate(texts, 1):
+            console.print(f"{k:2d}. {text}", markup=False)
+        console.print()
+    for c in counts:
+        console.print(numbers_table(SEAT_HEADERS, _seat_rows(c),
+                                    f"{c.players} players, {c.games:,} games: win rate by seat "
+                                    f"(equal chances {format_p(c.equal_p, 'p')})"))
+        console.print(f"{c.design}; {_money_line(c)}", markup=False)
+        console.print()
+    console.print(CONDITIONAL, markup=False)
+
+
+def markdown(counts: list[PlayerCount], header: list[str], plots: list[Path]) -> str:
+    parts = ["# Balance report", ""] + [f"- {line}" for line in header] + ["", CONDITIONAL, ""]
+    for title, texts, note in _sections(counts):
+        parts += [f"## {title}", ""] + ([note, ""] if note else [])
+        parts += [f"{k}. {text}" for k, text in enumerate(texts, 1)] + [""]
+    for c in counts:
+        level = f"{100 * c.association_confidence:.2f}%"
+        parts += [f"## {c.players} players", "", f"{c.games:,} games. Win rate by seat (seat 0 "
+                  f"starts first in the tie-breaker's order); intervals hold simultaneously "
+                  f"(Goodman); chi-square test of equal chances {format_p(c.equal_p, 'p')}.", "",
+                  "| " + " | ".join(SEAT_HEADERS) + " |", "|" + " ---: |" * len(SEAT_HEADERS)]
+        parts += ["| " + " | ".join(row) + " |" for row in _seat_rows(c)]
+        parts += ["", f"Players: {c.design}.", "", _money_line(c) + ".", "",
+                  "Ties the tie-breaker card settles: how seats that won one more and lost one "
+                  "fewer (as many ties in all) differ, an association, not what a tie is worth "
+                  "(the ties a seat meets and wins follow from its bids and position); OLS with seat dummies, errors clustered by game, "
+                  f"{level} intervals (simultaneous over this player count's {c.associations} "
+                  "association intervals, Bonferroni), Holm p:", "",
+                  "| tie | won per seat and game | win rate, points (simultaneous CI) | Holm p | "
+                  "final money, coins (simultaneous CI) | Holm p |",
+                  "| --- | ---: | ---: | ---: | ---: | ---: |"]
+        parts += [f"| {t['kind']} | {t['per_game']:.2f} | {t['points']:+.2f} "
+                  f"({t['points_low']:+.2f}, {t['points_high']:+.2f}) | "
+                  f"{format_p(t['points_holm'])} | {t['coins']:+.2f} "
+                  f"({t['coins_low']:+.2f}, {t['coins_high']:+.2f}) | {format_p(t['coins_holm'])} |"
+                  for _, t in c.ties.iterrows()]
+        parts += ["", "Market per round (game totals; hosted and earned per seat):", "",
+                  "| " + " | ".join(MARKET_HEADERS) + " |", "|" + " ---: |" * len(MARKET_HEADERS)]
+        parts += ["| " + " | ".join(row) + " |" for row in _market_rows(c)]
+        parts += ["", "Tiles: price paid (the buyer's bid) and the buyers' win rate against the "
+                  "other seats' (an association, not an effect: who buys is not random); errors "
+                  f"clustered by game, {level} intervals (Bonferroni, with the ties above), "
+                  "Holm p:", "",
+                  "| tile | bought | mean price | buyers' win rate | others' | difference, "
+                  "points (simultaneous CI) | Holm p |",
+                  "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+        parts += [f"| {t['tile']} | {t['bought']:,} | {t['price']:.2f} | "
+                  f"{100 * t['buyer_win_rate']:.1f}% | {100 * t['others_win_rate']:.1f}% | "
+                  f"{t['diff']:+.1f} ({t['diff_low']:+.1f}, {t['diff_high']:+.1f}) | "
+                  f"{format_p(t['holm'])} |" for _, t in c.tiles.iterrows()]
+        parts += [""]
+    parts += ["## Plots", ""] + [f"![{p.stem}]({p.name})" for p in plots] + [""]
+    parts += [f"samsim {samsim.__version__}", ""]
+    return "\n".join(parts)
+
+
+def plots(counts: list[PlayerCount], out: Path) -> list[Path]:
+    from samsim.analysis.plots import _panels, _pyplot, _save
+
+    plt = _pyplot()
+    fig, axes = _panels(plt, len(counts), "Win rate by seat (95% simultaneous intervals)")
+    for ax, c in zip(axes, counts):
+        rate = 100 * c.seats["win_rate"]
+        ax.errorbar(c.seats["seat"], rate, yerr=[rate - 100 * c.seats["low"],
+                                                 100 * c.seats["high"] - rate], fmt="o", capsize=3)
+        ax.axhline(100 / c.players, color="grey", lw=0.8, ls="--", label="1/N")
+        ax.set_title(f"{c.players} players")
+        ax.set_xlabel("seat")
+        ax.set_xticks(range(c.players))
+    axes[0].set_ylabel("win rate (%)")
+    seats = _save(plt, fig, out / "seats.png")
+
+    fig, axes = _panels(plt, len(counts), "Market per round")
+    for ax, c in zip(axes, counts):
+        ax.plot(c.market["round"], c.market["arrived"], "o-", label="tourists arrived")
+        ax.plot(c.market["round"], c.market["free_rooms"], "s-", label="free rooms")
+        ax.plot(c.market["round"], c.market["turned_away"], "^-", label="turned away")
+        ax.set_title(f"{c.players} players")
+        ax.set_xlabel("round")
+    axes[0].set_ylabel("per game")
+    axes[-1].legend(fontsize=7, loc="center left", bbox_to_anchor=(1, 0.5))
+    market = _save(plt, fig, out / "market.png")
+
+    fig, axes = _panels(plt, len(counts), "Money earned per seat and round")
+    for ax, c in zip(axes, counts):
+        ax.bar(c.market["round"], c.market["earned"])
+        ax.set_title(f"{c.players} players")
+        ax.set_xlabel("round")
+    axes[0].set_ylabel("coins")
+    money = _save(plt, fig, out / "money.png")
+
+    fig, axes = _panels(plt, len(counts), "Final money (share of seats)")
+    for ax, c in zip(axes, counts):
+        share = c.final_money / c.final_money.sum()
+        ax.bar(share.index, 100 * share.to_numpy(), width=1.0)
+        ax.axvline(c.money["mean"], color="grey", lw=0.8, ls="--", label="mean")
+        ax.set_title(f"{c.players} players")
+        ax.set_xlabel("final money (coins)")
+    axes[0].set_ylabel("% of seats")
+    final = _save(plt, fig, out / "final_money.png")
+    return [seats, market, money, final]
+
+
+def write_balance(counts: list[PlayerCount], header: list[str], out) -> list[Path]:
+    from samsim.runs.results import prepare_output_dir, write_text
+
+    out = prepare_output_dir(out)
+    drawn = plots(counts, out)
+    path = write_text(out / "balance.md", markdown(counts, header, drawn))
+    return [path, *drawn]
+
+
+__all__ = ["SECTIONS", "ranked", "adjustment", "print_balance", "markdown", "plots",
+           "write_balance", "FILES"]

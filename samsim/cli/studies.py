@@ -1,0 +1,339 @@
+"""Commands that answer questions about strategies and seats: ``compare``, ``balance``, ``run`` (an
+experiment file), and ``report`` of runs already played."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+import samsim
+from samsim.cli.app import (
+    DEFAULT_CHUNK,
+    RulesOption,
+    ThreadsOption,
+    app,
+    console,
+    fail,
+    load_rules,
+    parse_specs,
+    print_written,
+    quote,
+    seating,
+    status_console,
+)
+from samsim.cli.progress import Bar, run_with_bar, warm_up
+
+
+@app.command(epilog="Example: samsim compare greedy undercut --players 4 --field greedy "
+                    "--games 200000 --out results/compare1")
+def compare(
+    strategies: Annotated[list[str], typer.Argument(
+        metavar="A B [C...]", help="Strategies to compare (specs, e.g. 'undercut(margin=2)'). "
+                                   "Up to --players share every game (every placement of "
+                                   "them); with more, every table-sized subset plays in "
+                                   "every arrangement (the --pool design).",
+        show_default=False)],
+    players: Annotated[int, typer.Option(help="Number of players (seats), 3..6.")] = 4,
+    field: Annotated[str, typer.Option(
+        help="Strategy of the seats the compared ones leave free (fewer strategies than "
+             "seats): a strategy's strength in a multiplayer game depends on who else "
+             "plays.")] = "greedy",
+    games: Annotated[int, typer.Option(
+        help="Games to play (with --sequential: the most), rounded down to whole groups (at "
+             "least 2; a verdict needs 30).")] = 100000,
+    seed: Annotated[int, typer.Option(help="Seed (0..2**64-1): the same seed, the same "
+                                           "games.")] = 7,
+    deals: Annotated[str, typer.Option(
+        help="A group plays every placement of the compared strategies. 'independent': each "
+             "game has its own deal, so a difference is the strategies' over random deals "
+             "(measured the more precise for this game); 'duplicate': a group's games share one "
+             "deal, so the deal's luck cancels in the differences. Both estimate the same "
+             "difference; the report measures the precision of the choice.")] = "independent",
+    margin: Annotated[float, typer.Option(
+        help="Equivalence margin, points of win rate: 'no difference larger than +-margin'.")] = 0.5,
+    sequential: Annotated[bool, typer.Option(
+        "--sequential", help="Stop as soon as the answer is clear: GSPRT of H0 edge <= 0 "
+                             "against H1 edge >= --edge points, alpha = beta = 0.05.")] = False,
+    edge: Annotated[float, typer.Option(help="With --sequential: the edge (points of win rate) "
+                                             "H1 claims.")] = 1.0,
+    batch_games: Annotated[int, typer.Option(
+        help="With --sequential: games between looks at the data.")] = 20000,
+    rules: RulesOption = None,
+    threads: ThreadsOption = None,
+    out: Annotated[Optional[Path], typer.Option(
+        metavar="DIR", help="Also write compare.md, pairs.png, pairs.csv and ranking.csv "
+                            "here.")] = None,
+):
+    """Is A better than B? Balanced groups, paired differences, simultaneous intervals, verdicts."""
+    from samsim.analysis import compare as comparing
+    from samsim.analysis.compare_report import print_comparison, write_comparison
+    from samsim.analysis.report import data_note
+    from samsim.engine.registry import parse_spec
+    from samsim.runs.results import prepare_output_dir
+
+    data = load_rules(rules)
+    try:
+        specs = [parse_spec(s).spec() for text in strategies for s in parse_specs(text, "strategies")]
+        field = parse_spec(field).spec()
+        if not data.min_players <= players <= data.max_players:
+            raise ValueError(f"players must be {data.min_players}..{data.max_players}, got {players}")
+        if games < 1 or batch_games < 1:
+            raise ValueError("--games and --batch-games must be positive")
+        if not 0 < margin < 100 or not 0 < edge < 100:
+            raise ValueError("--margin and --edge are points of win rate, between 0 and 100")
+        if deals not in ("duplicate", "independent"):
+            raise ValueError(f"--deals must be duplicate or independent, got {deals!r}")
+        comparing.design(specs, players, field, deals == "duplicate")  # before --out is made
+        if out is not None:
+            prepare_output_dir(out)
+        result = _compare(specs, players, games, seed, field, data, threads, margin,
+                          edge if sequential else None, batch_games, deals == "duplicate")
+        written = write_comparison(result, out, data_note(data)) if out is not None else []
+    except (ValueError, OSError) as error:
+        fail(str(error))
+    except KeyboardInterrupt:
+        print("samsim: compare interrupted; a comparison is reported only whole, so nothing was "
+              "written", file=sys.stderr)
+        raise typer.Exit(130)
+    print_comparison(result, console, data_note(data))
+    print_written(written)
+
+
+@app.command(epilog="Example: samsim balance --players 3,4,5,6 --games 40000 --strategy greedy "
+                    "--out results/balance")
+def balance(
+    players: Annotated[str, typer.Option(help="Player counts, comma-separated.")] = "3,4,5,6",
+    games: Annotated[int, typer.Option(help="Games per player count.")] = 20000,
+    seed: Annotated[int, typer.Option(help="Seed (0..2**64-1).")] = 7,
+    strategy: Annotated[Optional[str], typer.Option(
+        help="Strategy of every seat (the same everywhere, so a seat effect is the game's). "
+             "Default: greedy.")] = None,
+    pool: Annotated[Optional[str], typer.Option(
+        help="Instead: a pool of strategies, comma-separated, seated by a balanced design "
+             "(every strategy in every seat, every pair meeting, equally often).")] = None,
+    rules: RulesOption = None,
+    threads: ThreadsOption = None,
+    out: Annotated[Optional[Path], typer.Option(
+        metavar="DIR", help="Keep the games in DIR/<N>p/ (run folders) and write the report to "
+                            "DIR/report/ (balance.md and PNG plots).")] = None,
+    resume: Annotated[bool, typer.Option("--resume", help="Finish interrupted runs in --out.")]
+        = False,
+    overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace the runs in --out.")]
+        = False,
+):
+    """Is the game fair at 3-6 players? Seat win rates, ties, money, market, tiles: ranked."""
+    from samsim.analysis.balance_report import print_balance, write_balance
+    from samsim.analysis.report import data_note
+    from samsim.engine.registry import parse_spec
+
+    data = load_rules(rules)
+    try:
+        try:
+            counts = sorted({int(x) for x in players.split(",") if x.strip()})
+        except ValueError:
+            counts = []
+        if not counts or any(not data.min_players <= n <= data.max_players for n in counts):
+            raise ValueError(f"--players: give player counts {data.min_players}.."
+                             f"{data.max_players}, comma-separated, e.g. 3,4,5,6")
+        if strategy is not None and pool is not None:
+            raise ValueError("give --strategy (every seat) or --pool (seated by a balanced "
+                             "design), not both")
+        strategy = "greedy" if strategy is None else strategy
+        members = parse_specs(pool, "--pool") if pool is not None else None
+        strategy = parse_spec(strategy).spec()  # as labels write it (e.g. greedy@1a2b3c4d)
+        members = [parse_spec(s).spec() for s in members] if members is not None else None
+        if games < 1:
+            raise ValueError(f"--games must be positive, got {games}")
+        if (resume or overwrite) and out is None:
+            raise ValueError(f"{'--resume' if resume else '--overwrite'} needs --out DIR")
+        if out is not None:
+            from samsim.runs.results import prepare_output_dir
+            prepare_output_dir(out)
+        measured = _balance(counts, games, seed, strategy, members, data, threads, out, resume,
+                            overwrite)
+        who = f"pool {', '.join(members)} seated by a balanced design" if members else \
+            f"{strategy} in every seat"
+        header = [f"{who}; {games:,} games per player count, seed {seed}", data_note(data),
+                  f"samsim {samsim.__version__}"]
+        written = write_balance(measured, header, Path(out) / "report") if out is not None else []
+    except ValueError as error:
+        fail(str(error))
+    except KeyboardInterrupt:
+        print(f"samsim: interrupted; the games played are kept in {out}: add --resume to the same "
+              f"command to finish" if out is not None else "samsim: interrupted", file=sys.stderr)
+        raise typer.Exit(130)
+    print_balance(measured, header, console)
+    print_written(written)
+
+
+def _compare(specs, players, games, seed, field, data, threads, margin, edge, batch_games,
+             duplicate):
+    """``samsim.analysis.compare.compare`` with a progress bar (``edge``: sequential, else None)."""
+    from samsim.analysis import compare as comparing
+    from samsim.engine.registry import parse_spec
+    from samsim.stats import inference
+
+    plan = comparing.design(specs, players, field, duplicate)
+    with Bar("comparing (at most)" if edge else "comparing", comparing.games_played(games, plan),
+              [parse_spec(s).info for s in [*specs, field]]) as bar:
+        warm_up(players, seed, data, threads, field)
+        bar.begin()
+        result = comparing.compare(
+            specs, players, games, seed, field, data, threads, margin / 100,
+            inference.SPRT(theta1=edge / 100) if edge else None, batch_games, duplicate,
+            progress=bar.advance)
+        bar.progress.update(bar.task, total=result.games)  # a sequential test may stop early
+        return result
+
+
+def _balance(counts, games, seed, strategy, members, data, threads, out, resume, overwrite):
+    """``samsim.analysis.balance.run`` with one progress bar over all player counts."""
+    from samsim.analysis import balance as balancing
+
+    plan = balancing.lineups(counts, strategy, members, games)
+
+    def status(n):
+        bar.next_run()
+        bar.progress.update(bar.task, description=f"{n} players")
+
+    with Bar("balance", sum(total for *_, total in plan),
+              [info for _, seats, _ in plan for info in seats.infos]) as bar:
+        warm_up(plan[0][0], seed, data, threads, plan[0][1])
+        bar.begin()
+        return balancing.run(counts, games, seed, strategy, members, data, threads, out, resume,
+                             overwrite, status=status, progress=bar.run_progress)
+
+
+@app.command(epilog="Example: samsim report results/run1 --out results/run1/report")
+def report(
+    paths: Annotated[list[Path], typer.Argument(
+        metavar="PATH...", help="Result files or run folders (written by samsim simulate).",
+        show_default=False)],
+    out: Annotated[Optional[Path], typer.Option(
+        metavar="DIR", help="Also write report.md and PNG plots (win rate per seat, final "
+                            "score per strategy, money over rounds if recorded) here.")] = None,
+    partial: Annotated[bool, typer.Option(
+        "--partial", help="Report a run that is not whole (interrupted, or chunks missing) for "
+                          "what it holds, marked PARTIAL; without it such a run is refused.")]
+        = False,
+):
+    """Win rates per strategy, seat and player count, with 95% intervals, and score spreads."""
+    from samsim.analysis.report import load_report, print_report, write_report
+
+    try:
+        result = load_report(paths, partial)
+        if out is not None:
+            written = write_report(result, out)
+    except (ValueError, OSError) as error:
+        fail(str(error))
+    print_report(result, console)
+    if out is not None:
+        console.print(f"report: {written[0]} (+ {len(written) - 1} plots)", markup=False)
+
+
+@app.command("run", epilog="Example: samsim run experiments/showdown.toml")
+def run_experiment(
+    file: Annotated[Path, typer.Argument(metavar="FILE", help="Experiment file (TOML).",
+                                         show_default=False)],
+    results_dir: Annotated[Path, typer.Option(
+        "--results", metavar="DIR", help="Where results/NAME/ goes.")] = Path("results"),
+    threads: ThreadsOption = None,
+    resume: Annotated[bool, typer.Option("--resume", help="Finish an interrupted run.")] = False,
+    overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace earlier results.")]
+    = False,
+):
+    """Run an experiment file: its runs go to results/NAME/<N>p/, its report to
+    results/NAME/report/."""
+    from samsim.runs import experiment
+
+    try:
+        exp = experiment.load(file)
+        data = load_rules(exp.rules)
+    except (ValueError, OSError) as error:
+        fail(str(error))
+    if exp.description:
+        console.print(exp.description, markup=False)
+    kinds = {"simulate": _run_simulate, "balance": _run_balance, "compare": _run_compare,
+             "sensitivity": _run_sensitivity}
+    try:
+        kinds[exp.kind](exp, data, results_dir, threads, resume, overwrite)
+    except (ValueError, OSError) as error:
+        fail(str(error))
+    except KeyboardInterrupt:
+        print("samsim: interrupted", file=sys.stderr)
+        raise typer.Exit(130)
+
+
+def _experiment_header(exp, data, games: str) -> list[str]:
+    from samsim.analysis.report import data_note
+
+    return [f"experiment {exp.path.name}: {games}, seed {exp.seed}", data_note(data),
+            f"samsim {samsim.__version__}; run again: samsim run {quote(exp.path.as_posix())}"]
+
+
+def _run_balance(exp, data, results_dir, threads, resume, overwrite) -> None:
+    from samsim.analysis.balance_report import print_balance, write_balance
+
+    measured = _balance(exp.players, exp.games, exp.seed, exp.strategy, exp.pool, data, threads,
+                        Path(results_dir) / exp.name, resume, overwrite)
+    who = f"pool {', '.join(exp.pool)}" if exp.pool else f"{exp.strategy} in every seat"
+    header = _experiment_header(exp, data, f"{who}, {exp.games:,} games per player count")
+    written = write_balance(measured, header, exp.report_dir(results_dir))
+    print_balance(measured, header, console)
+    print_written(written)
+
+
+def _run_compare(exp, data, results_dir, threads, resume, overwrite) -> None:
+    from samsim.analysis.compare_report import print_comparison, write_comparison
+    from samsim.analysis.report import data_note
+
+    result = _compare(exp.strategies, exp.players[0], exp.games, exp.seed, exp.field_spec, data,
+                      threads, exp.margin, exp.edge if exp.sequential else None, exp.batch_games,
+                      exp.deals == "duplicate")
+    written = write_comparison(result, exp.report_dir(results_dir), data_note(data))
+    print_comparison(result, console, data_note(data))
+    print_written(written)
+
+
+def _run_sensitivity(exp, data, results_dir, threads, resume, overwrite) -> None:
+    from samsim.analysis import sensitivity
+
+    files = [("base", exp.rules), *((p.stem, p) for p in exp.variants)]
+    with status_console.status("") as status:
+        variants = sensitivity.run(files, exp.strategies, exp.players[0], exp.field_spec,
+                                   exp.games, exp.balance_games, exp.seed,
+                                   exp.deals == "duplicate", threads,
+                                   status=lambda name: status.update(f"data: {name}..."))
+    field = f" (field {exp.field_spec})" if len(exp.strategies) < exp.players[0] else ""
+    header = _experiment_header(
+        exp, data, f"{', '.join(exp.strategies)} compared at {exp.players[0]} players"
+                   f"{field}, {exp.games:,} games per data file; seats: "
+                   f"{exp.field_spec} everywhere, {exp.balance_games:,} games")
+    written = sensitivity.write(variants, header, exp.report_dir(results_dir))
+    for ok, text in sensitivity.conclusions(variants):
+        console.print(f"{'robust' if ok else 'moves '}  {text}", markup=False)
+    print_written(written)
+
+
+def _run_simulate(exp, data, results_dir, threads, resume, overwrite) -> None:
+    from samsim.analysis.report import load_report, print_report, write_report
+    from samsim.engine.designs import whole_passes
+
+    record = tuple(exp.record)
+    runs = []
+    for players in exp.players:
+        seats = seating(players, ",".join(exp.strategies) if exp.strategies else None,
+                         ",".join(exp.pool) if exp.pool else None)
+        games = whole_passes(exp.games, seats)
+        out = exp.run_dir(results_dir, players)
+        run_with_bar(games, players, exp.seed, data, seats,
+             exp.chunk_size or DEFAULT_CHUNK, threads, out, resume, overwrite, record,
+             label=f"{players} players")
+        runs.append(out)
+    result = load_report(runs)
+    written = write_report(result, exp.report_dir(results_dir))
+    print_report(result, console)
+    print_written(written)

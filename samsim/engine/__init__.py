@@ -1,0 +1,18 @@
+"""Playing games from Python: strategies found and seated, batches sized, positions set up.
+
+Nothing here is compiled; it drives ``samsim.kernel``. The names below are this layer's API.
+
+    registry   strategies found, checked, named and parametrised
+    lineup     who sits where (one seating, or a pool's balanced design: designs)
+    play       batches of games (run_batch, batches, play_game), their arguments checked
+    position   a scripted position played (what scenarios are made of)
+    bench      speed of both engines, measured
+"""
+
+from samsim.engine.play import (DEFAULT_CHUNK, MAX_GAMES, UNIT_SECONDS, GameRecord, batches, checked,
+                                compiled, play_game, run_batch, snapshot)
+from samsim.engine.position import play_position
+from samsim.illegal import IllegalDecision
+
+__all__ = ["DEFAULT_CHUNK", "MAX_GAMES", "UNIT_SECONDS", "GameRecord", "IllegalDecision", "batches",
+           "checked", "compiled", "play_game", "play_position", "run_batch", "snapshot"]

@@ -1,0 +1,189 @@
+"""How fast this machine plays: what ``samsim bench`` measures and prints.
+
+* games/s of the compiled kernel on ONE thread per player count (per core, so the figure does not
+  depend on how many cores the machine has);
+* scaling: games/s at 4 players with 1, 2, 4, ... threads up to all of Numba's threads, and the
+  parallel efficiency (games/s per thread relative to one thread);
+* the reference engine's games/s on the same games (it plays the identical games: the equivalence
+  tests demand it), and the kernel's speed-up over it;
+* optionally, compile time of the first game in a fresh process, with an empty and a warm cache.
+
+Every timed run follows a warm-up (loading the compiled kernel, touching memory), plays the random
+strategy in every seat (the engine's own cost, not a strategy's) and repeats ``repeat`` times,
+keeping the best: a busy machine only ever makes a run slower. Figures from one run are compared
+as ratios; the machine line says what they were measured on.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+_COMPILE_PROBE = """
+import json, time
+t0 = time.perf_counter()
+from samsim import engine
+t1 = time.perf_counter()
+engine.run_batch(1, 4, 0, threads=1)
+t2 = time.perf_counter()
+print(json.dumps({"import": t1 - t0, "first_call": t2 - t1}))
+"""
+
+
+@dataclass
+class BenchResult:
+    kernel: dict[int, float] = field(default_factory=dict)  # players -> games/s, 1 thread
+    reference: dict[int, float] = field(default_factory=dict)  # players -> games/s
+    scaling: dict[int, float] = field(default_factory=dict)  # threads -> games/s, 4 players
+    compile: dict[str, float] = field(default_factory=dict)  # cold/warm seconds
+    games: int = 0
+    reference_games: int = 0
+    machine: str = ""
+
+
+def _best_rate(run, games: int, repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        run()
+        best = min(best, time.perf_counter() - start)
+    return games / best
+
+
+def kernel_rate(players: int, games: int, seed: int = 1, threads: int = 1, repeat: int = 3,
+                data=None) -> float:
+    """Games per second of the compiled kernel (random strategy) on ``threads`` threads, played
+    in chunks as a run plays them (``samsim.engine.batches``)."""
+    from collections import deque
+
+    from samsim import components, engine
+    from samsim.engine.lineup import lineup
+
+    data = data or components.load()
+    seats = lineup(players, "random")
+
+    def play(n):
+        deque(engine.batches([(0, n)], players, seed, data, seats, engine.DEFAULT_CHUNK, threads),
+              maxlen=0)
+
+    play(min(games, 2000))  # load the compiled kernel
+    return _best_rate(lambda: play(games), games, repeat)
+
+
+def reference_rate(players: int, games: int, seed: int = 1, data=None) -> float:
+    """Games per second of the plain-Python reference engine (same games as the kernel's)."""
+    from samsim import components, reference
+
+    data = data or components.load()
+    reference.play_game(data, players, seed, 0)  # warm-up: imports, data, first-call caches
+    start = time.perf_counter()
+    for game in range(games):
+        reference.play_game(data, players, seed, game)
+    return games / (time.perf_counter() - start)
+
+
+def thread_counts() -> list[int]:
+    import numba
+
+    most = numba.config.NUMBA_NUM_THREADS
+    counts, k = [], 1
+    while k < most:
+        counts.append(k)
+        k *= 2
+    return counts + [most]
+
+
+def compile_times() -> dict[str, float]:
+    """Import and first-game times in fresh processes, with an empty then a warm cache."""
+    with tempfile.TemporaryDirectory(prefix="samsim-numba-cache-") as cache:
+        env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+        out = {}
+        for label in ("cold", "warm"):
+            # cwd: `python -c` imports from its working folder first (a checkout, not the install)
+            done = subprocess.run([sys.executable, "-c", _COMPILE_PROBE], env=env, check=True,
+                                  capture_output=True, text=True, cwd=cache)
+            times = json.loads(done.stdout.strip().splitlines()[-1])
+            out[label] = times["first_call"]
+            out[f"{label}_import"] = times["import"]
+    return out
+
+
+def machine() -> str:
+    import numba
+    import numpy
+
+    import samsim
+
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return (f"{cpu}, {os.cpu_count()} logical cores, {numba.config.NUMBA_NUM_THREADS} Numba "
+            f"threads; Python {platform.python_version()}, Numba {numba.__version__}, NumPy "
+            f"{numpy.__version__}; samsim {samsim.__version__}")
+
+
+def run(players=(3, 4, 5, 6), games: int = 100_000, reference_games: int = 200, seed: int = 1,
+        threads=None, compile: bool = False, repeat: int = 3, note=lambda text: None) -> BenchResult:
+    """Measure everything ``samsim bench`` prints; ``note`` hears each figure as it comes."""
+    out = BenchResult(games=games, reference_games=reference_games, machine=machine())
+    if compile:
+        note("compile time: empty cache, then warm (the cold one compiles everything: minutes)")
+        out.compile = compile_times()
+    for n in players:
+        out.kernel[n] = kernel_rate(n, games, seed, 1, repeat)
+        note(f"{n} players: {out.kernel[n]:,.0f} games/s on 1 thread")
+        out.reference[n] = reference_rate(n, reference_games, seed)
+        note(f"{n} players: reference engine {out.reference[n]:,.0f} games/s")
+    for k in threads or thread_counts():
+        out.scaling[k] = kernel_rate(4, games * min(k, 4), seed, k, repeat)
+        note(f"4 players, {k} threads: {out.scaling[k]:,.0f} games/s")
+    return out
+
+
+def tables(result: BenchResult) -> tuple[list[list[str]], list[list[str]]]:
+    """Rows of the two tables: per player count, and per thread count."""
+    per_players = [[str(n), f"{rate:,.0f}", f"{result.reference[n]:,.1f}",
+                    f"{rate / result.reference[n]:,.0f}x"] for n, rate in result.kernel.items()]
+    one = result.scaling.get(1)
+    per_threads = [[str(k), f"{rate:,.0f}", f"{rate / one:.2f}x" if one else "",
+                    f"{rate / one / k:.0%}" if one else ""] for k, rate in result.scaling.items()]
+    return per_players, per_threads
+
+
+PLAYER_HEADERS = ("players", "games/s, 1 thread", "reference games/s", "speed-up")
+THREAD_HEADERS = ("threads", "games/s (4 players)", "vs 1 thread", "efficiency")
+
+
+def markdown(result: BenchResult) -> str:
+    per_players, per_threads = tables(result)
+
+    def table(headers, rows):
+        lines = ["| " + " | ".join(headers) + " |", "| " + " | ".join("---:" for _ in headers) + " |"]
+        return lines + ["| " + " | ".join(row) + " |" for row in rows]
+
+    lines = table(PLAYER_HEADERS, per_players) + [""] + table(THREAD_HEADERS, per_threads) + [""]
+    if result.compile:
+        c = result.compile
+        lines += [f"Compile, first game in a fresh process: cold {c['cold']:.1f} s (empty Numba "
+                  f"cache), warm {c['warm']:.1f} s (from the cache); `import samsim.engine` "
+                  f"{c['warm_import']:.1f} s.", ""]
+    lines += [f"Kernel: {result.games:,} games per player count (x threads for scaling), random "
+              f"strategy, best of the repeats after a warm-up; reference: {result.reference_games:,} "
+              f"games.", f"Machine: {result.machine}."]
+    return "\n".join(lines) + "\n"
+
+
+__all__ = ["BenchResult", "run", "kernel_rate", "reference_rate", "compile_times", "markdown",
+           "tables", "thread_counts", "machine"]

@@ -1,0 +1,88 @@
+"""Experimental designs: who sits where, so that an answer compares like with like.
+
+A multiplayer strategy's results depend on its seat and on who sits around it, so every design
+here is balanced by construction: it is unchanged by renaming the strategies and by renumbering
+the seats. Every strategy then sits in every seat equally often, every two meet equally often,
+every ordered pair sits in every ordered pair of seats equally often, and two identical
+strategies have exactly the same expected results (the calibration tests check that a strategy
+never beats its own copy more often than alpha allows). Smaller designs that balance only seats
+and pairs exist; they are not exchangeable in that last sense, and are not used.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+
+from samsim.engine.lineup import Lineup
+from samsim.engine.registry import StrategyError, parse_spec
+
+#: The pool design's name as runs record it (a run of another design is another run).
+POOL_DESIGN = "balanced-1"
+#: Most seatings a pool design may have: past it, a table of seatings is no longer small.
+MAX_SEATINGS = 200_000
+
+
+def design_size(players: int, pool_size: int) -> int:
+    """Games in one pass through ``pool_design`` for a pool of ``pool_size`` at ``players``."""
+    q, r = divmod(players, pool_size)
+    return (math.comb(pool_size, r) * math.factorial(players)
+            // (math.factorial(q + 1) ** r * math.factorial(q) ** (pool_size - r)))
+
+
+def pool_seatings(players: int, pool_size: int) -> np.ndarray:
+    """int64[S, players]: the pool index seated in each seat of every seating of the design."""
+    q, r = divmod(players, pool_size)
+    rows = []
+    for extra in itertools.combinations(range(pool_size), r):
+        base = [k for k in range(pool_size) for _ in range(q + (k in extra))]
+        rows += sorted(set(itertools.permutations(base)))
+    return np.array(rows, np.int64).reshape(-1, players)
+
+
+def pool_design(players: int, pool) -> Lineup:
+    """A pool of strategies (specs) seated by a design balanced by construction.
+
+    Each game seats the pool as evenly as the table allows: a pool at least as large as the table
+    gives one seat each to a subset of it, a smaller pool gives each strategy ``players //
+    len(pool)`` seats or one more. The design plays every such composition (every subset, every
+    choice of who gets the extra seat) in every arrangement over the seats (module docstring:
+    why). Only whole passes through the seatings are balanced (``design_size`` games each)."""
+    if isinstance(pool, str) or not pool:
+        raise StrategyError("a pool needs a list of strategies, e.g. ['greedy', 'undercut']")
+    if not isinstance(players, (int, np.integer)) or isinstance(players, bool) or players < 1:
+        raise StrategyError(f"players must be a positive whole number, got {players!r}")
+    members = [parse_spec(spec) for spec in pool]
+    n = len(members)
+    size = design_size(players, n)
+    if size > MAX_SEATINGS:
+        raise StrategyError(f"a pool of {n} strategies at {players} players needs {size:,} "
+                            f"seatings for a balanced design (at most {MAX_SEATINGS:,}): "
+                            f"pool fewer strategies")
+    seatings = [[members[k] for k in row] for row in pool_seatings(players, n).tolist()]
+    return Lineup(seatings, members, POOL_DESIGN)
+
+
+def whole_passes(games: int, lineup: Lineup) -> int:
+    """``games`` rounded up to whole passes through a pool design (only these are balanced)."""
+    k = len(lineup.seatings)
+    return games if lineup.design is None or games < 1 else -(-games // k) * k
+
+
+def placements(players: int, contestants: int) -> np.ndarray:
+    """int64[S, C]: the seat of each contestant in every seating of a comparison, -1 where it
+    sits out. Up to ``players`` contestants: every placement of them (the other seats: a field
+    strategy); more: the pool design of them all."""
+    if contestants <= players:
+        return np.array(list(itertools.permutations(range(players), contestants)), np.int64)
+    seats = pool_seatings(players, contestants)
+    out = np.full((len(seats), contestants), -1, np.int64)
+    rows = np.repeat(np.arange(len(seats)), players)
+    out[rows, seats.reshape(-1)] = np.tile(np.arange(players), len(seats))
+    return out
+
+
+__all__ = ["POOL_DESIGN", "MAX_SEATINGS", "design_size", "pool_seatings", "pool_design",
+           "whole_passes", "placements"]

@@ -1,0 +1,502 @@
+"""Building blocks every strategy may call, and the default play a strategy inherits.
+
+All functions read a ``View`` (``samsim.kernel.contract``): its arrays have a leading game axis of length
+1, so the rules' own queries (``samsim.kernel.rules.hotel``, ``samsim.kernel.rules.payment``) run on it with
+``g = 0`` and a strategy values a placement exactly as the rules will pay it. Nothing here
+allocates: candidate sets are bitmaps, scratch lives in the decision record ``out``.
+"""
+
+import numpy as np
+
+from samsim.components import CELEBRITY, EXTRA_ROOM, LOVER, POOL, RICH, SUITE
+from samsim.kernel.bits import kth_bit_nb, lowest_bit_nb, popcount_nb
+from samsim.kernel.decisions import BUILD, CARD, GROUP, HOLIDAY, MAX_PICKS, N_TAKE, SUITE_ROOM, TAKE
+from samsim.kernel.jit import rule
+from samsim.kernel.rng import below
+from samsim.kernel.rules.hotel import buoy_points_nb, free_rooms_nb, single_lover_rooms_nb
+from samsim.kernel.rules.payment import payment_nb
+
+G = np.int64(0)  # the only game of a view
+
+
+# ------------------------------------------------------------------------------- queries
+
+@rule
+def rounds_left_nb(comp, view):
+    """Rounds still to be played after this one."""
+    return comp.rounds - 1 - view.round_no[G]
+
+
+@rule
+def stay_nb(comp, view, nation):
+    """Rounds a tourist of ``nation`` present now stays (until its flag's next round; to the end
+    of the game if none)."""
+    r = view.round_no[G]
+    for later in range(r + 1, comp.rounds):
+        if view.flags[G, later] == nation:
+            return later - r
+    return comp.rounds - r
+
+
+@rule
+def tourists_on_offer_nb(view):
+    total = 0
+    for group in range(view.group_left.shape[1]):
+        total += popcount_nb(view.group_left[G, group])
+    return total
+
+
+@rule
+def largest_group_nb(view):
+    best = 0
+    for group in range(view.group_left.shape[1]):
+        best = max(best, popcount_nb(view.group_left[G, group]))
+    return best
+
+
+@rule
+def cheapest_in_nb(comp, cards):
+    """The normal card of lowest price in the bitmap ``cards`` (-1 if none)."""
+    best, best_price = -1, 1 << 30
+    while cards:
+        card = lowest_bit_nb(cards)
+        cards &= cards - 1
+        if card != comp.holiday_card and comp.card_price[card] < best_price:
+            best, best_price = card, comp.card_price[card]
+    return best
+
+
+@rule
+def dearest_in_nb(comp, cards):
+    """The normal card of highest price in the bitmap ``cards`` (-1 if none)."""
+    best, best_price = -1, -1
+    while cards:
+        card = lowest_bit_nb(cards)
+        cards &= cards - 1
+        if card != comp.holiday_card and comp.card_price[card] > best_price:
+            best, best_price = card, comp.card_price[card]
+    return best
+
+
+@rule
+def mean_price_nb(comp, hand):
+    """Mean room price of the normal cards in ``hand`` (0 if none)."""
+    total, count = 0, 0
+    cards = hand
+    while cards:
+        card = lowest_bit_nb(cards)
+        cards &= cards - 1
+        if card != comp.holiday_card:
+            total += comp.card_price[card]
+            count += 1
+    return total / count if count else 0.0
+
+
+# ------------------------------------------------------------------------------- placement
+
+@rule
+def _planned_pay_nb(comp, view, p, chip, room, price, near_new_celebrity):
+    """What ``chip`` pays moving into ``room`` now, counting celebrities placed earlier in the same
+    turn (``near_new_celebrity``: the rooms next to them), whom the view does not hold yet."""
+    pay = payment_nb(comp, view, G, p, chip, room, price)
+    undoubled = pay - comp.chip_buoy[chip] * view.pools[G, p] == price
+    return pay + price if undoubled and (near_new_celebrity >> room) & 1 else pay
+
+
+@rule
+def _room_for_nb(comp, view, p, chip, price, free, single_lovers, near_new_celebrity):
+    """Best room for ``chip`` now: (room, pay), room -1 if none. A lover joins a single lover
+    first (it pays and keeps a room free); a celebrity takes the free base room with most free
+    neighbours (they will be doubled); others the best-paying room, lowest index on ties.
+    ``near_new_celebrity``: rooms next to a celebrity placed earlier in the same turn."""
+    kind = comp.chip_kind[chip]
+    if kind == LOVER and single_lovers != 0:
+        room = lowest_bit_nb(single_lovers)
+        return room, _planned_pay_nb(comp, view, p, chip, room, price, near_new_celebrity)
+    best, best_key, best_pay = -1, -(1 << 40), 0
+    rooms = free
+    while rooms:
+        room = lowest_bit_nb(rooms)
+        rooms &= rooms - 1
+        pay = _planned_pay_nb(comp, view, p, chip, room, price, near_new_celebrity)
+        key = pay * 64
+        if kind == CELEBRITY and room < comp.base_rooms:
+            key += 8 * popcount_nb(comp.room_adjacent[room] & free)
+        if kind == RICH and (view.suites[G, p] >> room) & 1:
+            key -= 4  # a suite would double anyone else: keep it for them
+        if key > best_key:
+            best, best_key, best_pay = room, key, pay
+    return best, best_pay
+
+
+@rule
+def plan_take_nb(comp, view, p, price, group, most, out):
+    """Place up to ``most`` tourists of ``group`` in seat p's hotel for the most money, writing
+    the placements to ``out`` (GROUP, N_TAKE, TAKE pairs); returns the money they pay.
+
+    Order: celebrities first (their neighbours are doubled when they move in after them), then the
+    others by what a doubling adds (rich last: they are doubled anyway). Swimmers pay their buoys
+    per pool. The hotel is not changed: rooms used are tracked in bitmaps.
+    """
+    out[GROUP] = group
+    out[N_TAKE] = 0
+    free = free_rooms_nb(view, G, p)
+    single_lovers = single_lover_rooms_nb(comp, view, G, p)
+    placed, total, near_new_celebrity = 0, 0, 0
+    for pass_no in range(3):  # 0: celebrities, 1: everyone but rich and celebrities, 2: rich
+        left = view.group_left[G, group]
+        while left and placed < most:
+            pos = lowest_bit_nb(left)
+            left &= left - 1
+            chip = view.group_chip[G, group, pos]
+            kind = comp.chip_kind[chip]
+            wanted = 0 if kind == CELEBRITY else (2 if kind == RICH else 1)
+            if wanted != pass_no:
+                continue
+            room, pay = _room_for_nb(comp, view, p, chip, price, free, single_lovers,
+                                     near_new_celebrity)
+            if room < 0:
+                continue
+            if kind == CELEBRITY and room < comp.base_rooms:
+                near_new_celebrity |= comp.room_adjacent[room]
+            if kind == LOVER and (single_lovers >> room) & 1:
+                single_lovers &= ~(1 << room)
+            else:
+                free &= ~(1 << room)
+                if kind == LOVER:
+                    single_lovers |= 1 << room
+            out[TAKE + 2 * placed] = chip
+            out[TAKE + 2 * placed + 1] = room
+            placed += 1
+            total += pay
+    out[N_TAKE] = placed
+    return total
+
+
+@rule(inline="never")  # shared by several strategies: compiled once
+def best_take_nb(comp, view, p, price, most, out):
+    """The group whose tourists pay seat p the most (up to ``most`` of them), planned into ``out``;
+    returns the money, 0 (and no group) if nobody can be hosted."""
+    best_group, best_total = -1, 0
+    for group in range(view.group_left.shape[1]):
+        if view.group_left[G, group] == 0:
+            continue
+        total = plan_take_nb(comp, view, p, price, group, most, out)
+        if total > best_total:
+            best_group, best_total = group, total
+    out[GROUP] = -1
+    out[N_TAKE] = 0
+    if best_group >= 0:
+        plan_take_nb(comp, view, p, price, best_group, most, out)
+    return best_total
+
+
+# ------------------------------------------------------------------------------- tiles
+
+@rule
+def tile_value_nb(comp, view, p, kind):
+    """Rough money a tile bought now brings seat p by the end of the game.
+
+    A room earns about the mean price of the seat's hand each time a new guest moves in; guests
+    stay ~rounds/(flags per nation) rounds, so a room is re-let rounds_left/stay times. A suite
+    adds the same again for its room, a pool pays the buoys present plus future swimmers, a special
+    tile is worth its end-of-game value (its use is a bonus the seat may or may not find).
+    """
+    left = rounds_left_nb(comp, view) + 1
+    price = mean_price_nb(comp, view.hand[G, p] | view.discard[G, p])
+    lets = left / (comp.rounds / comp.flags_per_nation)
+    if kind == EXTRA_ROOM or kind == SUITE:
+        return price * lets * 0.8
+    if kind == POOL:
+        return buoy_points_nb(comp, view, G, p) + 0.5 * left
+    return comp.special_tile_value + 1.0
+
+
+@rule
+def best_tile_nb(comp, view, p, bid, scale):
+    """(kind, surplus) of the tile on the table with the largest ``scale * value - bid``; kind -1
+    if none has a positive surplus or seat p could not pay."""
+    best, best_surplus = -1, 0.0
+    if bid > view.money[G, p]:
+        return best, best_surplus
+    rooms = (1 << view.n_rooms[G, p]) - 1
+    for kind in range(view.table_tiles.shape[1]):
+        if view.table_tiles[G, kind] <= 0:
+            continue
+        if kind == SUITE and rooms & ~view.suites[G, p] == 0:
+            continue
+        surplus = scale * tile_value_nb(comp, view, p, kind) - bid
+        if surplus > best_surplus:
+            best, best_surplus = kind, surplus
+    return best, best_surplus
+
+
+@rule
+def suite_room_nb(comp, view, p):
+    """Room a new suite should cover: an occupied, non-suite base room next to no celebrity
+    doubles nobody yet; prefer rooms free now (the next guest pays double), lowest index."""
+    rooms = ((1 << view.n_rooms[G, p]) - 1) & ~view.suites[G, p]
+    free = rooms & ~view.occupied[G, p]
+    return lowest_bit_nb(free) if free else lowest_bit_nb(rooms)
+
+
+@rule
+def buy_nb(comp, view, p, kind, out):
+    out[BUILD] = kind
+    if kind == SUITE:
+        out[SUITE_ROOM] = suite_room_nb(comp, view, p)
+
+
+# ------------------------------------------------------------------------------- removals
+
+@rule
+def longest_stayers_nb(comp, view, p, count, first, out):
+    """Write up to ``count`` occupied rooms of seat p whose guests stay longest to out[first:];
+    returns how many. Those rooms would be blocked the longest."""
+    rooms = view.occupied[G, p]
+    k = 0
+    while k < count and rooms:
+        best, best_stay = -1, -1
+        pending = rooms
+        while pending:
+            room = lowest_bit_nb(pending)
+            pending &= pending - 1
+            chip = view.room_chip[G, p, room, 0]
+            stay = stay_nb(comp, view, chip // comp.chips_per_nation)
+            partner = view.room_chip[G, p, room, 1]
+            if partner >= 0:
+                stay = min(stay, stay_nb(comp, view, partner // comp.chips_per_nation))
+            if stay > best_stay:
+                best, best_stay = room, stay
+        out[first + k] = best
+        rooms &= ~(1 << best)
+        k += 1
+    return k
+
+
+# ------------------------------------------------------------------------------- defaults
+
+@rule(inline="never")
+def default_card(comp, view, params, rng, out):
+    """A card drawn uniformly from hand, no RECALL: no opinion on pricing."""
+    hand = view.hand[G, view.me]
+    out[CARD] = kth_bit_nb(hand, below(rng, G, popcount_nb(hand)))
+
+
+@rule
+def default_switch(comp, view, params, rng, out):
+    """Keep the card (the SWITCH tile is worth its end value unused)."""
+
+
+@rule(inline="never")
+def default_build(comp, view, params, rng, out):
+    """Buy the tile worth most above its bid (``tile_value_nb``), or pass."""
+    bid = comp.card_bid[view.played[G, view.me]]
+    kind, _ = best_tile_nb(comp, view, view.me, bid, 1.0)
+    if kind >= 0:
+        buy_nb(comp, view, view.me, kind, out)
+
+
+@rule
+def default_send_home(comp, view, params, rng, out):
+    """Keep the SEND_HOME tile (worth its end value unused)."""
+
+
+@rule(inline="never")
+def default_take(comp, view, params, rng, out):
+    """The group that pays most, every tourist that fits, placed for the most money."""
+    price = comp.card_price[view.played[G, view.me]]
+    best_take_nb(comp, view, view.me, price, np.int64(1 << 20), out)
+
+
+@rule(inline="never")
+def default_holiday(comp, view, params, rng, out):
+    """Send home the guests who would block their rooms longest."""
+    longest_stayers_nb(comp, view, view.me, min(comp.holiday_removals, MAX_PICKS), HOLIDAY, out)
+
+
+# ------------------------------------------------------------------------------- the round ahead
+# A "profile" packs one price card per seat into an int (4 bits a seat, seat s at bits 4s..4s+3):
+# the cards of a round as a strategy imagines them, without arrays.
+
+@rule
+def card_of_nb(profile, seat):
+    return (profile >> (4 * seat)) & 15
+
+
+@rule
+def with_card_nb(profile, seat, card):
+    return (profile & ~(15 << (4 * seat))) | (card << (4 * seat))
+
+
+@rule
+def typical_card_nb(comp, hand):
+    """The normal card of median price in ``hand``: a neutral guess of a rival's card; the Staff
+    holiday if the hand holds no normal card (never -1: a profile's card indexes price tables)."""
+    n = 0
+    cards = hand
+    while cards:
+        card = lowest_bit_nb(cards)
+        cards &= cards - 1
+        if card != comp.holiday_card:
+            n += 1
+    if n == 0:
+        return comp.holiday_card
+    want = n // 2
+    best = cheapest_in_nb(comp, hand)
+    for _ in range(want):
+        best = _next_dearer_nb(comp, hand, best)
+    return best
+
+
+@rule
+def _next_dearer_nb(comp, hand, card):
+    best, best_price = card, 1 << 30
+    cards = hand
+    while cards:
+        other = lowest_bit_nb(cards)
+        cards &= cards - 1
+        price = comp.card_price[other]
+        if other != comp.holiday_card and (price > comp.card_price[card] or (
+                price == comp.card_price[card] and other > card)) and price < best_price:
+            best, best_price = other, price
+    return best
+
+
+@rule
+def builders_before_nb(comp, view, p, profile):
+    """Seats offered a tile before seat p under ``profile`` (higher bid; equal bids clockwise from
+    the tie-breaker), counting only those who could pay."""
+    n = view.money.shape[1]
+    t = view.tiebreak[G]
+    mine = card_of_nb(profile, p)
+    my_key = comp.card_bid[mine] * 8 + (n - 1 - (p - t) % n)
+    count = 0
+    for q in range(n):
+        card = card_of_nb(profile, q)
+        if q == p or card == comp.holiday_card or comp.card_bid[card] > view.money[G, q]:
+            continue
+        if comp.card_bid[card] * 8 + (n - 1 - (q - t) % n) > my_key:
+            count += 1
+    return count
+
+
+@rule
+def hosts_before_nb(comp, view, p, profile):
+    """Bitmap of seats offered tourists before seat p under ``profile`` (lower price; equal prices
+    counter-clockwise from the tie-breaker)."""
+    n = view.money.shape[1]
+    t = view.tiebreak[G]
+    mine = card_of_nb(profile, p)
+    my_key = comp.card_price[mine] * 8 + (t - 1 - p) % n
+    before = 0
+    for q in range(n):
+        card = card_of_nb(profile, q)
+        if q != p and card != comp.holiday_card and \
+                comp.card_price[card] * 8 + (t - 1 - q) % n < my_key:
+            before |= 1 << q
+    return before
+
+
+@rule(inline="never")  # shared by several strategies: compiled once
+def round_value_nb(comp, view, p, profile, tile_scale, out):
+    """Money seat p can expect this round if everyone plays ``profile``: tourists left for it after
+    the seats offered before it took theirs (each from the largest group, as many as fit), planned
+    for the most pay, plus the best tile's surplus if a tile is still there at its offer.
+    Uses out[GROUP:] as scratch. Returns (value, hosts): hosts > 0 when the card would be spent."""
+    card = card_of_nb(profile, p)
+    if card == comp.holiday_card:
+        return 0.0, 0
+    value = 0.0
+    tiles = 0
+    for kind in range(view.table_tiles.shape[1]):
+        tiles += view.table_tiles[G, kind]
+    bought = 0
+    if tiles > builders_before_nb(comp, view, p, profile):
+        kind, surplus = best_tile_nb(comp, view, p, comp.card_bid[card], tile_scale)
+        if kind >= 0:
+            value += surplus
+            bought = 1
+    # tourists: take away what earlier hosts would take, then plan on what remains
+    before = hosts_before_nb(comp, view, p, profile)
+    taken = 0  # packed 8 bits a group: tourists earlier hosts took from it
+    while before:
+        q = lowest_bit_nb(before)
+        before &= before - 1
+        room = popcount_nb(free_rooms_nb(view, G, q))
+        best, best_left = -1, 0
+        for group in range(view.group_left.shape[1]):
+            left = popcount_nb(view.group_left[G, group]) - ((taken >> (8 * group)) & 255)
+            if left > best_left:
+                best, best_left = group, left
+        if best >= 0:
+            taken += min(room, best_left) << (8 * best)
+    price = comp.card_price[card]
+    best_pay = 0
+    hosts = 0
+    for group in range(view.group_left.shape[1]):
+        left = popcount_nb(view.group_left[G, group]) - ((taken >> (8 * group)) & 255)
+        if left <= 0:
+            continue
+        pay = plan_take_nb(comp, view, p, price, group, left, out)
+        if pay > best_pay:
+            best_pay, hosts = pay, out[N_TAKE]
+    out[GROUP] = -1
+    out[N_TAKE] = 0
+    return value + best_pay, hosts + bought
+
+
+@rule
+def normal_cards_nb(comp, hand):
+    return popcount_nb(hand & ~(1 << comp.holiday_card))
+
+
+@rule
+def card_cost_nb(comp, view, p, card, keep):
+    """What spending ``card`` now costs in later rounds: worth ``keep`` times its price per
+    tourist a round typically brings, and only when cards are scarcer than the rounds left."""
+    cards = normal_cards_nb(comp, view.hand[G, p])
+    left = rounds_left_nb(comp, view)
+    if cards == 0 or left == 0:
+        return 0.0
+    scarcity = min(1.0, left / cards)
+    return keep * scarcity * comp.card_price[card] * 2.0
+
+
+@rule
+def typical_profile_nb(comp, view):
+    """Profile with every rival on the median card of its hand."""
+    profile = 0
+    for q in range(view.money.shape[1]):
+        if q != view.me:
+            profile = with_card_nb(profile, q, typical_card_nb(comp, view.hand[G, q]))
+    return profile
+
+
+@rule(inline="never")  # shared by several strategies: compiled once
+def best_card_now_nb(comp, view, profile, tile_scale, out):
+    """The normal card in hand worth most this round against ``profile`` (``round_value_nb``);
+    the Staff holiday if no normal card is left."""
+    p = view.me
+    best, best_value = comp.holiday_card, -1.0
+    cards = view.hand[G, p] & ~(1 << comp.holiday_card)
+    while cards:
+        c = lowest_bit_nb(cards)
+        cards &= cards - 1
+        value, _ = round_value_nb(comp, view, p, with_card_nb(profile, p, c), tile_scale, out)
+        if value > best_value:
+            best, best_value = c, value
+    return best
+
+
+@rule
+def holiday_pays_nb(comp, view, p, best_value, full, worth):
+    """Whether seat p should sit this round out with the Staff holiday card: it holds it, at most
+    ``full`` rooms are free, a later round remains, and either the next round is doubled or this
+    round would bring less than ``worth`` (``best_value``: its best card's money this round)."""
+    r = view.round_no[G]
+    if not (view.hand[G, p] >> comp.holiday_card) & 1 or r + 1 >= comp.rounds:
+        return False
+    if popcount_nb(free_rooms_nb(view, G, p)) > full:
+        return False
+    return comp.round_factor[r + 1] > 1 or best_value < worth

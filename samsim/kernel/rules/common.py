@@ -1,0 +1,21 @@
+"""Helpers every phase uses: recording a broken rule, the deal a game plays."""
+
+from samsim.kernel.jit import rule
+from samsim.kernel.state import ERROR_CODE, ERROR_ROUND, ERROR_SEAT
+
+
+@rule
+def fail_nb(st, g, code, rnd, seat):
+    """Stop game g with an error (an illegal scripted decision); always returns False."""
+    st.error[g, ERROR_CODE] = code
+    st.error[g, ERROR_ROUND] = rnd
+    st.error[g, ERROR_SEAT] = seat
+    return False
+
+
+@rule
+def deal_of_nb(ctl, g):
+    """The deal of game g: its game id, or with duplicate deals (``Control.per_deal`` games in a
+    row share one deal, seated differently) its group's number. Every chance event draws from
+    streams keyed on it, so the games of a group differ only by who sits where."""
+    return (ctl.game0 + g) // ctl.per_deal

@@ -1,0 +1,217 @@
+"""Experiment files: a question, its games and its report, written down so that anyone can run it
+again and get the same numbers.
+
+An experiment is a TOML file in ``experiments/``; ``samsim run experiments/NAME.toml`` plays it
+into ``results/NAME/`` (one run folder per player count, ``<N>p/``, where games are kept) and
+writes the report to ``results/NAME/report/``. ``kind`` says which question (default
+``simulate``); keys (``games`` always required)::
+
+    # every kind
+    description = "What question this answers"
+    kind = "simulate"              # simulate | balance | compare | sensitivity
+    players = [3, 4, 5, 6]         # or one count; default 4 (compare, sensitivity: one count)
+    games = 100000                 # per player count (compare: the budget, the most if sequential)
+    seed = 7
+    rules = "variant.toml"         # a data file, relative to the experiment file
+
+    # simulate: a win-rate report
+    pool = ["greedy", "undercut"]  # seated by a balanced design (games rounded up to whole
+                                   # passes, so every strategy meets every seat and rival
+                                   # equally) ...
+    strategies = ["greedy", "random", "random", "random"]  # ... or one per seat (one count only)
+    record = ["rounds"]            # per-round records (money over rounds in the report)
+    chunk_size = 16384
+
+    # balance: samsim balance
+    strategy = "greedy"            # in every seat (or pool = [...], a balanced design)
+
+    # compare: samsim compare (and sensitivity)
+    strategies = ["undercut", "greedy", "saver"]   # the strategies compared
+    field = "greedy"               # the other seats
+    sequential = true              # stop when the answer is clear (GSPRT), edge in points
+    edge = 1.0
+    batch_games = 20000
+    deals = "independent"          # or "duplicate" (a group's games share one deal)
+    margin = 0.5                   # equivalence margin, points
+
+    # sensitivity: the comparison, and the seat balance with the field in every seat, redone on
+    # each data file, to see which conclusions survive changes to the assumed component data
+    variants = ["sensitivity/flat_prices.toml", "..."]
+    balance_games = 20000
+
+Paths are relative to the experiment file, so an experiment and its variant data travel together.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+COMMON = {"description", "kind", "players", "games", "seed", "rules"}
+COMPARE = {"strategies", "field", "sequential", "edge", "batch_games", "deals", "margin"}
+KEYS = {"simulate": COMMON | {"pool", "strategies", "record", "chunk_size"},
+        "balance": COMMON | {"strategy", "pool"},
+        "compare": COMMON | COMPARE,
+        "sensitivity": COMMON | COMPARE | {"variants", "balance_games"}}
+
+
+class ExperimentError(ValueError):
+    """An experiment file samsim cannot run (says which key is wrong and how)."""
+
+
+@dataclass
+class Experiment:
+    name: str
+    path: Path
+    games: int
+    players: list[int] = field(default_factory=lambda: [4])
+    seed: int = 0
+    pool: list[str] | None = None
+    strategies: list[str] | None = None
+    rules: Path | None = None
+    record: list[str] = field(default_factory=list)
+    chunk_size: int | None = None
+    description: str = ""
+    kind: str = "simulate"
+    strategy: str = "greedy"
+    field_spec: str = "greedy"  # key "field"
+    sequential: bool = False
+    edge: float = 1.0
+    batch_games: int = 20000
+    deals: str = "independent"
+    margin: float = 0.5
+    variants: list[Path] = field(default_factory=list)
+    balance_games: int = 20000
+
+    def run_dir(self, root: Path, players: int) -> Path:
+        return Path(root) / self.name / f"{players}p"
+
+    def report_dir(self, root: Path) -> Path:
+        return Path(root) / self.name / "report"
+
+
+def _whole(doc, key, lo, hi, where):
+    value = doc[key]
+    if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
+        raise ExperimentError(f"{where}: {key} must be a whole number {lo}..{hi}, got {value!r}")
+    return value
+
+
+def _names(doc, key, where, what="strategy specs, e.g. [\"greedy\", \"undercut(margin=2)\"]"
+           ) -> list[str]:
+    value = doc[key]
+    if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
+        raise ExperimentError(f"{where}: {key} must be a list of {what}")
+    return value
+
+
+def load(path: str | Path) -> Experiment:
+    """Read and check an experiment file; every mistake is one ``ExperimentError`` line."""
+    path = Path(path)
+    where = str(path)
+    if path.suffix != ".toml":
+        raise ExperimentError(f"{where}: an experiment is a .toml file")
+    try:
+        doc = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ExperimentError(f"{where} does not exist") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise ExperimentError(f"{where} cannot be read: {error}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ExperimentError(f"{where} is not valid TOML: {error}") from None
+    kind = doc.get("kind", "simulate")
+    if kind not in KEYS:
+        raise ExperimentError(f"{where}: kind must be one of {', '.join(KEYS)}, got {kind!r}")
+    unknown = sorted(set(doc) - KEYS[kind])
+    if unknown:
+        raise ExperimentError(f"{where}: unknown key {unknown[0]!r} for kind {kind} (keys: "
+                              f"{', '.join(sorted(KEYS[kind]))})")
+    if "games" not in doc:
+        raise ExperimentError(f"{where}: say how many games to play per player count: games = 100000")
+    exp = Experiment(name=path.stem, path=path, games=_whole(doc, "games", 1, 10**12, where),
+                     kind=kind)
+    if "players" in doc:
+        players = doc["players"] if isinstance(doc["players"], list) else [doc["players"]]
+        exp.players = [_whole({"players": p}, "players", 3, 6, where) for p in players]
+        if not exp.players or len(set(exp.players)) != len(exp.players):
+            raise ExperimentError(f"{where}: players must list distinct player counts 3..6")
+    if "seed" in doc:
+        exp.seed = _whole(doc, "seed", 0, 2**64 - 1, where)
+    if "pool" in doc and "strategies" in doc:
+        raise ExperimentError(f"{where}: give pool (seated by a balanced design) or strategies "
+                              f"(one per seat), not both")
+    if "pool" in doc:
+        exp.pool = _names(doc, "pool", where)
+    if "strategies" in doc:
+        exp.strategies = _names(doc, "strategies", where)
+        if len(exp.players) != 1:
+            raise ExperimentError(f"{where}: strategies needs a single player count"
+                                  f"{'; use pool for several' if kind == 'simulate' else ''}")
+    if kind in ("compare", "sensitivity"):
+        _compare_keys(doc, exp, where)
+    if "rules" in doc:
+        if not isinstance(doc["rules"], str):
+            raise ExperimentError(f"{where}: rules must be the path of a data file")
+        exp.rules = (path.parent / doc["rules"]).resolve()
+    if "record" in doc:
+        exp.record = _names(doc, "record", where)
+    if "chunk_size" in doc:
+        exp.chunk_size = _whole(doc, "chunk_size", 1, 10**9, where)
+    if "description" in doc:
+        if not isinstance(doc["description"], str):
+            raise ExperimentError(f"{where}: description must be text")
+        exp.description = doc["description"]
+    if "strategy" in doc:
+        if not isinstance(doc["strategy"], str):
+            raise ExperimentError(f"{where}: strategy must be one strategy spec, e.g. \"greedy\"")
+        exp.strategy = doc["strategy"]
+    _label(exp, where)
+    return exp
+
+
+def _label(exp: Experiment, where: str) -> None:
+    """Every spec checked now, before any game, and written as labels write it (a local file
+    shadowing a built-in is ``greedy@1a2b3c4d``, not ``greedy``)."""
+    from samsim.engine.registry import parse_spec
+
+    try:
+        exp.strategy, exp.field_spec = (parse_spec(s).spec() for s in (exp.strategy, exp.field_spec))
+        exp.strategies, exp.pool = ([parse_spec(s).spec() for s in names] if names else names
+                                    for names in (exp.strategies, exp.pool))
+    except ValueError as error:
+        raise ExperimentError(f"{where}: {error}") from None
+
+
+def _compare_keys(doc, exp: Experiment, where: str) -> None:
+    if exp.strategies is None or len(exp.strategies) < 2:
+        raise ExperimentError(f"{where}: strategies must list at least two strategies to compare")
+    for key, attr in (("field", "field_spec"), ("deals", "deals")):
+        if key in doc:
+            if not isinstance(doc[key], str):
+                raise ExperimentError(f"{where}: {key} must be text")
+            setattr(exp, attr, doc[key])
+    if exp.deals not in ("duplicate", "independent"):
+        raise ExperimentError(f"{where}: deals is \"duplicate\" or \"independent\"")
+    if "sequential" in doc:
+        if not isinstance(doc["sequential"], bool):
+            raise ExperimentError(f"{where}: sequential must be true or false")
+        exp.sequential = doc["sequential"]
+    for key in ("edge", "margin"):
+        if key in doc:
+            value = doc[key]
+            if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0 < value < 100:
+                raise ExperimentError(f"{where}: {key} is in points of win rate, between 0 and 100")
+            setattr(exp, key, float(value))
+    for key in ("batch_games", "balance_games"):
+        if key in doc:
+            setattr(exp, key, _whole(doc, key, 1, 10**12, where))
+    if "variants" in doc:
+        files = _names(doc, "variants", where, "data files, e.g. [\"sensitivity/steep.toml\"]")
+        exp.variants = [(exp.path.parent / f).resolve() for f in files]
+        missing = [str(f) for f in exp.variants if not f.is_file()]
+        if missing:
+            raise ExperimentError(f"{where}: variant data file {missing[0]} does not exist")
+
+
+__all__ = ["Experiment", "ExperimentError", "load", "KEYS"]
