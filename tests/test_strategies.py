@@ -225,6 +225,16 @@ def test_a_broken_strategy_file_is_reported(tmp_path):
         parse_spec(str(plain))
 
 
+@pytest.mark.parametrize("line, new", [("from samsim.strategy import decision", "kernel.contract"),
+                                       ("from samsim.moves import G", "kernel.moves"),
+                                       ("import samsim.rules.hotel", "kernel.rules")])
+def test_a_strategy_written_for_samsim_0_1_is_told_where_its_imports_went(tmp_path, line, new):
+    old = tmp_path / "old.py"
+    old.write_text(f'"""Written for samsim 0.1."""\n{line}\n')
+    with pytest.raises(StrategyError, match=rf"old\.py failed to import: .* is now samsim\.{new}"):
+        parse_spec(str(old))
+
+
 # ------------------------------------------------------------------------------- invariants
 
 @settings(max_examples=60, deadline=None)
