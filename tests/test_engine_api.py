@@ -1,4 +1,4 @@
-"""The public API of samsim.engine: what ``simulate`` returns, how every entry point rejects bad
+"""The public API of samsim.engine (and ``samsim.runs.simulate``): what ``simulate`` returns, how every entry point rejects bad
 arguments (ValueError with a message naming the argument), how ``play_position`` rejects malformed
 positions (ValueError) and illegal scripted decisions (IllegalDecision naming round and seat).
 """

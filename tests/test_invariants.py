@@ -1,4 +1,5 @@
-"""Property-based invariants of the compiled kernel (``samsim.engine``).
+"""Property-based invariants of the compiled kernel (``samsim.kernel``, played through
+``samsim.engine``).
 
 Hypothesis draws seeds (0..2**64-1), game ids, player counts 3..6 and random-policy parameters (one
 dict of percentages for every seat, or one per seat, extremes 0 and 100 favoured) and checks laws

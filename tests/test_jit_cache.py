@@ -37,9 +37,13 @@ def test_editing_any_rule_moves_the_cache(tmp_path):
     rule_file.write_text(rule_file.read_text().replace("(t + 1) % n", "(t + 2) % n"))
     after_rule = _cache_dir_of(copy, tmp_path / "cache")
     assert after_rule != before
-    data_model = copy / "samsim" / "components.py"  # the one module outside kernel/ it reads
-    data_model.write_text(data_model.read_text() + "\n# edited\n")
-    assert _cache_dir_of(copy, tmp_path / "cache") not in (before, after_rule)
+    seen = {before, after_rule}
+    for outside in ("components.py", "illegal.py"):  # the modules outside kernel/ it imports
+        edited = copy / "samsim" / outside
+        edited.write_text(edited.read_text() + "\n# edited\n")
+        now = _cache_dir_of(copy, tmp_path / "cache")
+        assert now not in seen, outside
+        seen.add(now)
 
 
 def test_the_running_package_uses_its_keyed_folder():

@@ -3,7 +3,7 @@ circle (function-local imports count: they are cycles all the same, only deferre
 
     cli -> analysis -> runs -> scenario -> engine -> kernel -> components
 
-The reference engine uses components only, and what compares the two engines (scenarios, traces,
+The reference engine uses components and illegal (the reasons) only, and what compares the two engines (scenarios, traces,
 the benchmark) may use it; any layer may use ``samsim.stats``, statistics as plain functions of
 arrays, which import nothing of samsim.
 

@@ -189,6 +189,16 @@ def test_rooms_the_hotel_can_reach_load():
     load_scenario(doc)
 
 
+@pytest.mark.parametrize("room, message", [
+    (["E0", "E1"], "seats[0].rooms.0: a room holds one tourist, or two lovers (a couple)"),
+    (["E10", "E0"], "seats[0].rooms.0: a room holds one tourist, or two lovers (a couple)"),
+    (["E10", "E11", "E12"], "seats[0].rooms.0: a room holds one tourist, or two lovers"),
+])
+def test_a_room_holds_one_tourist_or_a_couple(room, message):
+    assert _refused(_doc(seats={"0": {"rooms": {"0": room}}})).startswith(message)
+    load_scenario(_doc(seats={"0": {"rooms": {"0": ["E10", "E11"]}}}))  # two lovers: a couple
+
+
 def test_decisions_are_checked_for_format_only():
     """An illegal decision must reach the engines (reject_* scenarios), so a room the seat does not
     own loads; only a room no hotel of this data can have is a format error."""

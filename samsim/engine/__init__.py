@@ -3,7 +3,8 @@
 Nothing here is compiled; it drives ``samsim.kernel``. The names below are this layer's API.
 
     registry   strategies found, checked, named and parametrised
-    lineup     who sits where (one seating, or a pool's balanced design: designs)
+    lineup     who sits where: one seating, or several
+    designs    balanced designs: a pool's seatings, a comparison's groups
     play       batches of games (run_batch, batches, play_game), their arguments checked
     position   a scripted position played (what scenarios are made of)
     bench      speed of both engines, measured

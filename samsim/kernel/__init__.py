@@ -1,8 +1,8 @@
 """The compiled engine: the game as Numba functions over batched arrays.
 
 Everything in this folder is compiled (or read by what is compiled), and nothing else is: the cache
-of compiled code is keyed by a hash of this folder and of ``samsim/components.py``, the only module
-outside it that it imports (``samsim.kernel.jit``). Imports stay inside the folder otherwise.
+of compiled code is keyed by a hash of this folder, ``samsim/components.py`` and
+``samsim/illegal.py``, the only modules outside it that it imports (``samsim.kernel.jit``).
 
     jit        the decorator every rule uses, and where compiled code is kept
     components (outside: samsim.components) the component data the kernels read

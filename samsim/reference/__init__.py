@@ -1,6 +1,6 @@
 """The reference engine: Hotel Samoa in plain, readable Python.
 
-It exists to be obviously right, not fast. The compiled kernel (``samsim.engine``) is checked against
+It exists to be obviously right, not fast. The compiled kernel (``samsim.kernel``) is checked against
 it game by game: both follow docs/protocol.md, both read only the component data, and from the same
 seed and decisions they must write the same event log and end in the same snapshot.
 

@@ -36,7 +36,7 @@ writes the report to ``results/NAME/report/``. ``kind`` says which question (def
 
     # sensitivity: the comparison, and the seat balance with the field in every seat, redone on
     # each data file, to see which conclusions survive changes to the assumed component data
-    variants = ["sensitivity/flat_prices.toml", "..."]
+    variants = ["sensitivity/prices_flat.toml", "..."]
     balance_games = 20000
 
 Paths are relative to the experiment file, so an experiment and its variant data travel together.

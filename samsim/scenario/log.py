@@ -1,5 +1,5 @@
-"""Events by name, and the event log told in English (``samsim trace --describe``, scenario
-failures): what each HOST paid and why, replayed from the hotels.
+"""Events by name, and the event log told in English (``samsim trace``, ``samsim play``,
+scenario failures): what each HOST paid and why, replayed from the hotels.
 """
 
 from __future__ import annotations

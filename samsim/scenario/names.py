@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from samsim import components
 from samsim.components import (
     EXTRA_ROOM,
     POOL,
@@ -197,6 +198,7 @@ def room_chips(value, where: str, nm: Names) -> list[int]:
     if isinstance(value, str):
         return [nm.chip(value, where)]
     chips = nm.chips(value, where)
-    if len(chips) > 2:
-        fail(where, "a room holds at most two tourists (and two only if both are lovers)")
+    if len(chips) > 2 or (len(chips) == 2 and not all(
+            nm.data.components.chip_kind[x] == components.LOVER for x in chips)):
+        fail(where, "a room holds one tourist, or two lovers (a couple)")
     return chips
