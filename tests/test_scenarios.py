@@ -169,7 +169,7 @@ def test_readable_names_map_to_canonical_ids():
     (_set("seats", {"0": {"rooms": {"6": "E0"}}}), "seats[0].rooms.6: the seat owns rooms 0..5"),
     (_set("seats", {"0": {"discard": ["holiday"]}}), "seats[0].discard: the Staff holiday card always"),
     (_set("seats", {"0": {"rooms": [[]] * 5}}), "seats[0].rooms: must list every owned room"),
-    (_set("seats", {"0": {"rooms": {"0": ["E10", "E11", "E12"]}}}), "seats[0].rooms.0: a room holds at most two"),
+    (_set("seats", {"0": {"rooms": {"0": ["E10", "E11", "E12"]}}}), "seats[0].rooms.0: a room holds one tourist, or two lovers"),
     (_set("seats", [{"rooms": {"0": "J0"}}, {"rooms": {"2": "J0"}}, {}]),
      "seats[1].rooms[2]: J0 is already in seats[0].rooms[0]"),
     (_set("seats", {"0": {"suites": [7]}}), "seats[0].suites[0]: room 7 is not owned"),
