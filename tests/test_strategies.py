@@ -133,7 +133,7 @@ def test_specs_round_trip_and_override_defaults():
 
 @pytest.mark.parametrize("spec, message", [
     ("nosuch", r"unknown strategy 'nosuch'; known: .*lookahead"),
-    ("greedy(speed=1)", r"greedy has no parameter 'speed' \(its parameters and defaults: tile_scale=1\)"),
+    ("greedy(speed=1)", r"greedy has no parameter 'speed' \(its parameters and defaults: tile_scale=1, temperature=0\)"),
     ("greedy(tile_scale=x)", r"parameter values must be numbers"),
     ("greedy(2)", r"write parameters as name=value"),
     ("lookahead(samples=0)", r"samples must be in 1\.\.1000, got 0"),
@@ -332,3 +332,11 @@ def test_a_local_strategy_with_its_own_name_has_no_at_name(tmp_path, monkeypatch
     with pytest.raises(StrategyError, match=r"mine@1a2b3c4d: mine is not named after a built-in "
                                             r"strategy, so it has no @ name; write 'mine'"):
         parse_spec("mine@1a2b3c4d")
+
+
+def test_greedy_temperature_draws_among_near_best_cards_and_zero_changes_nothing():
+    plain = engine.run_batch(200, 4, 3, strategies="greedy")
+    zero = engine.run_batch(200, 4, 3, strategies="greedy(temperature=0)")
+    warm = engine.run_batch(200, 4, 3, strategies="greedy(temperature=30)")
+    np.testing.assert_array_equal(plain.money, zero.money)  # no draw at 0: the same games
+    assert (plain.money != warm.money).any()

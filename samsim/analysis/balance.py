@@ -352,6 +352,61 @@ def run(players=(3, 4, 5, 6), games: int = 20_000, seed: int = 7, strategy: str 
     return counts
 
 
+# ------------------------------------------------------------------------------ populations
+
+@dataclass
+class Robustness:
+    """One player count's seat effects across the populations (``samsim.stats.seats``)."""
+
+    players: int
+    populations: list[str]
+    games: list[int]
+    margin: float  # points of win rate
+    seats: list  # SeatVerdict per seat
+
+    @property
+    def verdict(self) -> str:
+        from samsim.stats.seats import table_verdict
+
+        return table_verdict(self.seats)
+
+
+def robustness(measured: dict[str, list[PlayerCount]], margin: float) -> list[Robustness]:
+    """Per player count, each seat's verdict over the populations ``measured`` (name -> its
+    player counts, in the same order for every population)."""
+    from samsim.stats.seats import seat_verdicts
+
+    names = list(measured)
+    out = []
+    for k, first in enumerate(measured[names[0]]):
+        counts = [measured[name][k] for name in names]
+        wins = np.array([c.seats["wins"].to_numpy() for c in counts])
+        games = [c.games for c in counts]
+        out.append(Robustness(first.players, names, games, margin,
+                              seat_verdicts(wins, games, margin, ALPHA)))
+    return out
+
+
+def run_populations(populations, players=(3, 4, 5, 6), games: int = 20_000, seed: int = 7,
+                    margin: float = 2.0, data: GameData | None = None, threads=None, out=None,
+                    resume: bool = False, overwrite: bool = False,
+                    status=lambda population, players: None, progress=None):
+    """``run`` for each population (``samsim.engine.populations``), the games of each in
+    ``out/<population>/<N>p/``, on the same seed (so mirrors of one deal meet the same deals);
+    returns (population name -> its player counts, the robustness per player count)."""
+    from pathlib import Path
+
+    measured = {}
+    for population in populations:
+        folder = None if out is None else Path(out) / population.folder
+        measured[population.name] = run(
+            players, games, seed, strategy=population.mirror, pool=list(population.pool) or None,
+            data=data, threads=threads, out=folder, resume=resume, overwrite=overwrite,
+            status=lambda n, name=population.name: status(name, n), progress=progress)
+    return measured, robustness(measured, margin)
+
+
 __all__ = ["ALPHA", "Findings", "PlayerCount", "adjust", "association_count", "buyer_difference",
-           "findings", "lineups", "market", "measure", "money", "run", "seats", "tie_kinds", "ties",
+           "findings", "lineups", "market", "measure", "money", "run", "Robustness", "robustness",
+           "run_populations", "seats", "tie_kinds", "ties",
            "tiles", "worst_seat"]

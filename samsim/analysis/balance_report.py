@@ -201,5 +201,114 @@ def write_balance(counts: list[PlayerCount], header: list[str], out) -> list[Pat
     return [path, *drawn]
 
 
+# ------------------------------------------------------------------------------ populations
+
+ROBUST_NOTE = ("A seat effect is robust when every population shows it on the same side of 1/N, "
+               "none found when every population keeps the seat within the margin, and otherwise "
+               "depends on the players. Each population's seat intervals are Goodman's, at "
+               "{level} (Bonferroni over the {n} populations), so that all of them hold together "
+               "with 95% confidence; neither call is made falsely more often than 5% "
+               "(samsim.stats.seats).")
+
+
+def _effect(r) -> str:
+    """The robust seats and their sizes over the populations, e.g. "seat 4 +6.1 to +17.5"."""
+    parts = [f"seat {v.seat} {v.size[0]:+.1f} to {v.size[1]:+.1f}" for v in r.seats
+             if v.verdict == "robust"]
+    return "; ".join(parts) or "–"
+
+
+def headline_rows(robust) -> list[list[str]]:
+    return [[str(r.players), r.verdict, _effect(r),
+             ", ".join(str(v.seat) for v in r.seats if v.verdict == "depends on the players")
+             or "–", f"±{r.margin:g}"] for r in robust]
+
+
+HEADLINE = ("players", "verdict", "robust seat effects, points (over the populations)",
+            "seats that depend on the players", "margin")
+
+
+def seat_rows(r) -> list[list[str]]:
+    """Per seat: its deviation from 1/N under each population (simultaneous interval), and the
+    verdict."""
+    return [[str(v.seat), *[f"{d:+.1f} ({lo:+.1f}, {hi:+.1f})" for d, lo, hi in
+                            zip(v.deviation, v.low, v.high)], v.verdict] for v in r.seats]
+
+
+def print_populations(robust, populations, header: list[str], console: Console) -> None:
+    for line in header:
+        console.print(line, markup=False)
+    console.print()
+    console.print(numbers_table(HEADLINE, headline_rows(robust), "Is the game fair?"))
+    for r in robust:
+        console.print(numbers_table(("seat", *r.populations, "verdict"), seat_rows(r),
+                                    f"{r.players} players: seat win rate − 1/N, points "
+                                    f"(simultaneous interval)"))
+    level = f"{100 * (1 - ALPHA / len(populations)):.2f}%"
+    console.print(ROBUST_NOTE.format(level=level, n=len(populations)), markup=False)
+    for population in populations:
+        console.print(f"{population.name}: {population.describe()}", markup=False)
+
+
+def populations_markdown(robust, populations, header: list[str], plots: list[Path]) -> str:
+    level = f"{100 * (1 - ALPHA / len(populations)):.2f}%"
+    parts = ["# Balance report", ""] + [f"- {line}" for line in header] + ["", "## Is the game fair?",
+             "", "| " + " | ".join(HEADLINE) + " |", "| ---: | --- | --- | --- | ---: |"]
+    parts += ["| " + " | ".join(row) + " |" for row in headline_rows(robust)]
+    parts += ["", ROBUST_NOTE.format(level=level, n=len(populations)), "", "Populations:", ""]
+    parts += [f"- **{p.name}**: {p.describe()}; its own report: [{p.folder}/balance.md]"
+              f"({p.folder}/balance.md)" for p in populations]
+    for r in robust:
+        parts += ["", f"## {r.players} players", "",
+                  f"Seat win rate − 1/N, points, with the simultaneous interval; games per "
+                  f"population: {', '.join(f'{g:,}' for g in r.games)}.", "",
+                  "| seat | " + " | ".join(r.populations) + " | verdict |",
+                  "| ---: |" + " ---: |" * len(r.populations) + " --- |"]
+        parts += ["| " + " | ".join(row) + " |" for row in seat_rows(r)]
+    parts += ["", "## Plots", ""] + [f"![{p.stem}]({p.name})" for p in plots] + [""]
+    parts += [f"samsim {samsim.__version__}", ""]
+    return "\n".join(parts)
+
+
+def populations_plot(robust, out: Path) -> Path:
+    from samsim.analysis.plots import _panels, _pyplot, _save
+
+    plt = _pyplot()
+    fig, axes = _panels(plt, len(robust), "Seat win rate − 1/N by population "
+                                          "(simultaneous intervals)")
+    for ax, r in zip(axes, robust):
+        width = 0.8 / len(r.populations)
+        for k, name in enumerate(r.populations):
+            x = [v.seat - 0.4 + width * (k + 0.5) for v in r.seats]
+            dev = [v.deviation[k] for v in r.seats]
+            ax.errorbar(x, dev, yerr=[[d - v.low[k] for d, v in zip(dev, r.seats)],
+                                      [v.high[k] - d for d, v in zip(dev, r.seats)]],
+                        fmt="o", ms=3, capsize=2, label=name)
+        ax.axhline(0, color="grey", lw=0.8, ls="--")
+        ax.axhspan(-r.margin, r.margin, color="grey", alpha=0.12, lw=0)
+        ax.set_title(f"{r.players} players: {r.verdict}")
+        ax.set_xlabel("seat")
+        ax.set_xticks(range(len(r.seats)))
+    axes[0].set_ylabel("points of win rate")
+    axes[-1].legend(fontsize=7, loc="center left", bbox_to_anchor=(1, 0.5))
+    return _save(plt, fig, out / "seats_by_population.png")
+
+
+def write_populations(measured, robust, populations, header: list[str], out) -> list[Path]:
+    """The report across populations (balance.md, seats_by_population.png) and each population's
+    own report in a folder of its name."""
+    from samsim.runs.results import prepare_output_dir, write_text
+
+    out = prepare_output_dir(out)
+    written = []
+    for population in populations:
+        own = [f"population {population.name}: {population.describe()}", *header]
+        written += write_balance(measured[population.name], own, out / population.folder)
+    plot = populations_plot(robust, out)
+    path = write_text(out / "balance.md", populations_markdown(robust, populations, header, [plot]))
+    return [path, plot, *written]
+
+
 __all__ = ["SECTIONS", "ranked", "adjustment", "print_balance", "markdown", "plots",
-           "write_balance", "FILES"]
+           "write_balance", "FILES", "print_populations", "populations_markdown",
+           "populations_plot", "write_populations"]

@@ -26,6 +26,10 @@ from samsim.cli.app import (
 )
 from samsim.cli.progress import Bar, run_with_bar, warm_up
 
+#: What --populations default means (kept here so that --help imports nothing heavy; a test
+#: keeps it equal to samsim.engine.populations.DEFAULT).
+DEFAULT_POPULATIONS = "random,saver,greedy(temperature=4),lookahead,pool"
+
 
 @app.command(epilog="Example: samsim compare greedy undercut --players 4 --field greedy "
                     "--games 200000 --out results/compare1")
@@ -114,6 +118,14 @@ def balance(
     pool: Annotated[Optional[str], typer.Option(
         help="Instead: a pool of strategies, comma-separated, seated by a balanced design "
              "(every strategy in every seat, every pair meeting, equally often).")] = None,
+    populations: Annotated[Optional[str], typer.Option(
+        help="Instead: several populations, comma-separated, each a strategy in every seat "
+             "(e.g. greedy), 'pool' (the library seated by the balanced design) or a TOML file "
+             "of [[population]] tables; a seat effect is robust only if all of them show it. "
+             f"'default': {DEFAULT_POPULATIONS}.")] = None,
+    margin: Annotated[float, typer.Option(
+        help="With --populations: a seat within this many points of win rate of 1/N under "
+             "every population is called fair (none found).")] = 2.0,
     rules: RulesOption = None,
     threads: ThreadsOption = None,
     out: Annotated[Optional[Path], typer.Option(
@@ -138,9 +150,19 @@ def balance(
         if not counts or any(not data.min_players <= n <= data.max_players for n in counts):
             raise ValueError(f"--players: give player counts {data.min_players}.."
                              f"{data.max_players}, comma-separated, e.g. 3,4,5,6")
-        if strategy is not None and pool is not None:
-            raise ValueError("give --strategy (every seat) or --pool (seated by a balanced "
-                             "design), not both")
+        if sum(x is not None for x in (strategy, pool, populations)) > 1:
+            raise ValueError("give one of --strategy (every seat), --pool (seated by a balanced "
+                             "design) or --populations (several of either)")
+        if not 0 < margin < 100:
+            raise ValueError(f"--margin must be between 0 and 100 points of win rate, got "
+                             f"{margin:g}")
+        if populations is not None:
+            from samsim.engine.populations import DEFAULT, parse_populations
+
+            chosen = parse_populations(DEFAULT if populations.strip() == "default" else populations)
+            _balance_populations(counts, games, seed, chosen, margin, data, threads, out, resume,
+                                 overwrite)
+            return
         strategy = "greedy" if strategy is None else strategy
         members = parse_specs(pool, "--pool") if pool is not None else None
         strategy = parse_spec(strategy).spec()  # as labels write it (e.g. greedy@1a2b3c4d)
@@ -187,6 +209,45 @@ def _compare(specs, players, games, seed, field, data, threads, margin, edge, ba
             progress=bar.advance)
         bar.progress.update(bar.task, total=result.games)  # a sequential test may stop early
         return result
+
+
+def _balance_populations(counts, games, seed, chosen, margin, data, threads, out, resume,
+                         overwrite, report=None, header=None):
+    """``samsim balance --populations``: each population's runs under ``out/<name>/``, one
+    progress bar over all of them, the verdicts across them, the report in ``report`` (default
+    ``out/report``)."""
+    from samsim.analysis import balance as balancing
+    from samsim.analysis.balance_report import print_populations, write_populations
+    from samsim.analysis.report import data_note
+
+    if games < 1:
+        raise ValueError(f"--games must be positive, got {games}")
+    if (resume or overwrite) and out is None:
+        raise ValueError(f"{'--resume' if resume else '--overwrite'} needs --out DIR")
+    if out is not None:
+        from samsim.runs.results import prepare_output_dir
+        prepare_output_dir(out)
+    plans = [balancing.lineups(counts, p.mirror, list(p.pool) or None, games) for p in chosen]
+
+    def status(name, n):
+        bar.next_run()
+        bar.progress.update(bar.task, description=f"{name}, {n} players")
+
+    with Bar("balance", sum(total for plan in plans for *_, total in plan),
+             [info for plan in plans for _, seats, _ in plan for info in seats.infos]) as bar:
+        warm_up(plans[0][0][0], seed, data, threads, plans[0][0][1])
+        bar.begin()
+        measured, robust = balancing.run_populations(
+            chosen, counts, games, seed, margin, data, threads, out, resume, overwrite,
+            status=status, progress=bar.run_progress)
+    who = f"{len(chosen)} populations; {games:,} games per population and player count"
+    lines = header(who) if header else [f"{who}, seed {seed}", data_note(data),
+                                        f"samsim {samsim.__version__}"]
+    if report is None and out is not None:
+        report = Path(out) / "report"
+    written = write_populations(measured, robust, chosen, lines, report) if report else []
+    print_populations(robust, chosen, lines, console)
+    print_written(written)
 
 
 def _balance(counts, games, seed, strategy, members, data, threads, out, resume, overwrite):
@@ -277,6 +338,12 @@ def _experiment_header(exp, data, games: str) -> list[str]:
 def _run_balance(exp, data, results_dir, threads, resume, overwrite) -> None:
     from samsim.analysis.balance_report import print_balance, write_balance
 
+    if exp.populations:
+        _balance_populations(exp.players, exp.games, exp.seed, exp.populations, exp.margin, data,
+                             threads, Path(results_dir) / exp.name, resume, overwrite,
+                             report=exp.report_dir(results_dir),
+                             header=lambda who: _experiment_header(exp, data, who))
+        return
     measured = _balance(exp.players, exp.games, exp.seed, exp.strategy, exp.pool, data, threads,
                         Path(results_dir) / exp.name, resume, overwrite)
     who = f"pool {', '.join(exp.pool)}" if exp.pool else f"{exp.strategy} in every seat"

@@ -7,6 +7,7 @@ Nothing here is compiled; it drives ``samsim.kernel``. The names below are this 
     designs    balanced designs: a pool's seatings, a comparison's groups
     play       batches of games (run_batch, batches, play_game), their arguments checked
     position   a scripted position played (what scenarios are made of)
+    populations  ways of filling the seats (mirrors, pools), for balance across them
     bench      speed of both engines, measured
 """
 

@@ -23,7 +23,9 @@ writes the report to ``results/NAME/report/``. ``kind`` says which question (def
     chunk_size = 16384
 
     # balance: samsim balance
-    strategy = "greedy"            # in every seat (or pool = [...], a balanced design)
+    strategy = "greedy"            # in every seat (or pool = [...], a balanced design) ...
+    populations = ["random", "greedy", "pool", "mine.toml"]  # ... or several populations
+    margin = 2.0                   # with populations: points of win rate a fair seat may be off
 
     # compare: samsim compare (and sensitivity)
     strategies = ["undercut", "greedy", "saver"]   # the strategies compared
@@ -51,7 +53,7 @@ from pathlib import Path
 COMMON = {"description", "kind", "players", "games", "seed", "rules"}
 COMPARE = {"strategies", "field", "sequential", "edge", "batch_games", "deals", "margin"}
 KEYS = {"simulate": COMMON | {"pool", "strategies", "record", "chunk_size"},
-        "balance": COMMON | {"strategy", "pool"},
+        "balance": COMMON | {"strategy", "pool", "populations", "margin"},
         "compare": COMMON | COMPARE,
         "sensitivity": COMMON | COMPARE | {"variants", "balance_games"}}
 
@@ -83,6 +85,7 @@ class Experiment:
     margin: float = 0.5
     variants: list[Path] = field(default_factory=list)
     balance_games: int = 20000
+    populations: list | None = None  # samsim.engine.populations.Population, checked
 
     def run_dir(self, root: Path, players: int) -> Path:
         return Path(root) / self.name / f"{players}p"
@@ -150,6 +153,8 @@ def load(path: str | Path) -> Experiment:
                                   f"{'; use pool for several' if kind == 'simulate' else ''}")
     if kind in ("compare", "sensitivity"):
         _compare_keys(doc, exp, where)
+    if kind == "balance":
+        _balance_keys(doc, exp, where)
     if "rules" in doc:
         if not isinstance(doc["rules"], str):
             raise ExperimentError(f"{where}: rules must be the path of a data file")
@@ -181,6 +186,31 @@ def _label(exp: Experiment, where: str) -> None:
                                     for names in (exp.strategies, exp.pool))
     except ValueError as error:
         raise ExperimentError(f"{where}: {error}") from None
+
+
+def _balance_keys(doc, exp: Experiment, where: str) -> None:
+    """``populations`` (names as ``samsim balance --populations`` takes them; files relative to
+    the experiment) and their ``margin`` (2 points unless given)."""
+    from samsim.engine.populations import parse_populations
+
+    exp.margin = 2.0
+    if "populations" in doc:
+        if "strategy" in doc or "pool" in doc:
+            raise ExperimentError(f"{where}: give strategy, pool or populations, one of them")
+        names = _names(doc, "populations", where, "populations, e.g. [\"greedy\", \"pool\"]")
+        resolved = [str((exp.path.parent / n).resolve()) if n.endswith(".toml") else n
+                    for n in names]
+        try:
+            exp.populations = parse_populations(",".join(resolved))
+        except ValueError as error:
+            raise ExperimentError(f"{where}: {error}") from None
+    elif "margin" in doc:
+        raise ExperimentError(f"{where}: margin goes with populations (the seat verdicts)")
+    if "margin" in doc:
+        value = doc["margin"]
+        if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0 < value < 100:
+            raise ExperimentError(f"{where}: margin is in points of win rate, between 0 and 100")
+        exp.margin = float(value)
 
 
 def _compare_keys(doc, exp: Experiment, where: str) -> None:

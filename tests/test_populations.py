@@ -1,0 +1,111 @@
+"""Populations for ``samsim balance --populations``: named as strategies (mirrors), ``pool`` (the
+library by the balanced design) or TOML files; measured one after the other, with a verdict per
+seat across them."""
+
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+
+from samsim.analysis import balance
+from samsim.engine.populations import DEFAULT, LIBRARY, Population, parse_populations
+from samsim.cli.studies import DEFAULT_POPULATIONS
+from samsim.engine.registry import available
+
+
+def test_names_files_and_the_library_pool(tmp_path):
+    mine = tmp_path / "mine.toml"
+    mine.write_text('[[population]]\nname = "cautious"\nstrategy = "undercut(margin=2)"\n\n'
+                    '[[population]]\nname = "two"\npool = ["greedy", "saver"]\n')
+    found = parse_populations(f"greedy,pool,{mine}")
+    assert found == [Population("greedy", mirror="greedy"), Population("pool", pool=LIBRARY),
+                     Population("cautious", mirror="undercut(margin=2)"),
+                     Population("two", pool=("greedy", "saver"))]
+    assert found[2].folder == "cautious" and Population("a(b=1)", mirror="x").folder == "a_b_1_"
+
+
+def test_the_default_spans_the_library():
+    assert DEFAULT == DEFAULT_POPULATIONS  # the command line's help repeats it
+    assert set(LIBRARY) == set(available()) - {"random"}
+    assert [p.name for p in parse_populations(DEFAULT)] == [
+        "random", "saver", "greedy(temperature=4)", "lookahead", "pool"]
+
+
+@pytest.mark.parametrize("text, message", [
+    ("greedy,greedy", "'greedy' is given twice"),
+    ("greedy,,pool", "empty item"),
+    ("nosuch", "unknown strategy 'nosuch'"),
+    ("missing.toml", "missing.toml: cannot be read"),
+])
+def test_bad_populations_are_named(text, message):
+    with pytest.raises(ValueError, match=message):
+        parse_populations(text)
+
+
+@pytest.mark.parametrize("body, message", [
+    ("name = 1", "give one or more \\[\\[population\\]\\] tables"),
+    ('[[population]]\nname = "x"\n', "give a name and either strategy"),
+    ('[[population]]\nname = "x"\nstrategy = "greedy"\npool = ["saver", "greedy"]\n',
+     "give a name and either strategy"),
+    ('[[population]]\nname = "x"\npool = ["saver"]\n', "two strategies or more"),
+    ("[[population]\n", "not valid TOML"),
+])
+def test_bad_population_files_are_named(tmp_path, body, message):
+    path = tmp_path / "bad.toml"
+    path.write_text(body)
+    with pytest.raises(ValueError, match=message):
+        parse_populations(str(path))
+
+
+def _count(players, wins, games):
+    seats = pd.DataFrame({"seat": range(players), "wins": wins})
+    return balance.PlayerCount(players, games, seats, 1.0, pd.DataFrame(), {}, pd.DataFrame(),
+                               pd.DataFrame())
+
+
+def test_robustness_takes_each_population_s_seat_wins():
+    measured = {"a": [_count(3, [5000, 2500, 2500], 10000)],
+                "b": [_count(3, [4500, 2800, 2700], 10000)]}
+    (r,) = balance.robustness(measured, margin=2.0)
+    assert r.players == 3 and r.populations == ["a", "b"] and r.verdict == "robust"
+    assert [v.verdict for v in r.seats][0] == "robust"
+    assert r.seats[0].size == pytest.approx((45 - 100 / 3, 50 - 100 / 3))
+
+
+def test_balance_across_populations_from_the_command_line(tmp_path):
+    out = tmp_path / "b"
+    run = subprocess.run([sys.executable, "-m", "samsim.cli", "balance", "--players", "3",
+                          "--games", "300", "--populations", "greedy,random", "--out", str(out)],
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert "Is the game fair?" in run.stdout
+    text = (out / "report" / "balance.md").read_text()
+    assert "## Is the game fair?" in text and "## 3 players" in text
+    for name in ("greedy", "random"):
+        assert (out / name / "3p" / "run.json").is_file()
+        assert (out / "report" / name / "balance.md").is_file()
+    assert (out / "report" / "seats_by_population.png").is_file()
+    bad = subprocess.run([sys.executable, "-m", "samsim.cli", "balance", "--games", "10",
+                          "--populations", "greedy", "--strategy", "greedy"],
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and "give one of --strategy" in bad.stderr
+
+
+def test_an_experiment_names_its_populations(tmp_path):
+    from samsim.runs.experiment import ExperimentError, load
+
+    (tmp_path / "mine.toml").write_text('[[population]]\nname = "two"\npool = ["greedy", "saver"]\n')
+    path = tmp_path / "fair.toml"
+    path.write_text('kind = "balance"\ngames = 100\npopulations = ["greedy", "mine.toml"]\n'
+                    'margin = 1.5\n')
+    exp = load(path)
+    assert [p.name for p in exp.populations] == ["greedy", "two"] and exp.margin == 1.5
+    path.write_text('kind = "balance"\ngames = 100\nstrategy = "greedy"\n')
+    assert load(path).populations is None
+    for body, message in (('populations = ["greedy"]\nstrategy = "greedy"', "one of them"),
+                          ('margin = 1.0', "margin goes with populations"),
+                          ('populations = ["nosuch"]', "unknown strategy 'nosuch'")):
+        path.write_text(f'kind = "balance"\ngames = 100\n{body}\n')
+        with pytest.raises(ExperimentError, match=message):
+            load(path)
