@@ -629,7 +629,7 @@ def test_a_strategy_stuck_in_a_loop_is_stopped_by_sigterm(tmp_path):
     (["simulate", "--strategies", ""], "--strategies: no strategy given"),
     (["simulate", "--games", 2**63], "games must be at most 9,223,372,036,854,775,807"),
     (["play", "--game", 2**63 - 1], "game ids are whole numbers 0..9,223,372,036,854,775,806"),
-    (["balance", "--strategy", "greedy", "--pool", "greedy,saver"], "not both"),
+    (["balance", "--strategy", "greedy", "--pool", "greedy,saver"], "give one of --strategy"),
     (["report", "nowhere"], "nowhere does not exist"),
 ])
 def test_refused_in_one_line(args, message, tmp_path):
