@@ -102,9 +102,12 @@ class Bar:
         self.begin()
         self.progress.advance(self.task, n)
 
-    def next_run(self) -> None:
-        """A run starts: the first count it reports is what it found done (a resumed run's)."""
+    def next_run(self, label: str | None = None) -> None:
+        """A run starts (shown as ``label``): the first count it reports is what it found done (a
+        resumed run's)."""
         self.found_next = True
+        if label is not None:
+            self.progress.update(self.task, description=label)
 
     def run_progress(self, n: int) -> None:
         """``samsim.runs.results.run_simulation``'s progress: games found done, then games played."""

@@ -3,6 +3,7 @@ experiment file), and ``report`` of runs already played."""
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from pathlib import Path
 from typing import Annotated, Optional
@@ -167,13 +168,7 @@ def balance(
         members = parse_specs(pool, "--pool") if pool is not None else None
         strategy = parse_spec(strategy).spec()  # as labels write it (e.g. greedy@1a2b3c4d)
         members = [parse_spec(s).spec() for s in members] if members is not None else None
-        if games < 1:
-            raise ValueError(f"--games must be positive, got {games}")
-        if (resume or overwrite) and out is None:
-            raise ValueError(f"{'--resume' if resume else '--overwrite'} needs --out DIR")
-        if out is not None:
-            from samsim.runs.results import prepare_output_dir
-            prepare_output_dir(out)
+        _check_balance_run(games, out, resume, overwrite)
         measured = _balance(counts, games, seed, strategy, members, data, threads, out, resume,
                             overwrite)
         who = f"pool {', '.join(members)} seated by a balanced design" if members else \
@@ -220,26 +215,13 @@ def _balance_populations(counts, games, seed, chosen, margin, data, threads, out
     from samsim.analysis.balance_report import print_populations, write_populations
     from samsim.analysis.report import data_note
 
-    if games < 1:
-        raise ValueError(f"--games must be positive, got {games}")
-    if (resume or overwrite) and out is None:
-        raise ValueError(f"{'--resume' if resume else '--overwrite'} needs --out DIR")
-    if out is not None:
-        from samsim.runs.results import prepare_output_dir
-        prepare_output_dir(out)
+    _check_balance_run(games, out, resume, overwrite)
     plans = [balancing.lineups(counts, p.mirror, list(p.pool) or None, games) for p in chosen]
-
-    def status(name, n):
-        bar.next_run()
-        bar.progress.update(bar.task, description=f"{name}, {n} players")
-
-    with Bar("balance", sum(total for plan in plans for *_, total in plan),
-             [info for plan in plans for _, seats, _ in plan for info in seats.infos]) as bar:
-        warm_up(plans[0][0][0], seed, data, threads, plans[0][0][1])
-        bar.begin()
+    with _balance_bar([seats for plan in plans for seats in plan], seed, data, threads) as bar:
         measured, robust = balancing.run_populations(
             chosen, counts, games, seed, margin, data, threads, out, resume, overwrite,
-            status=status, progress=bar.run_progress)
+            status=lambda name, n: bar.next_run(f"{name}, {n} players"),
+            progress=bar.run_progress)
     who = f"{len(chosen)} populations; {games:,} games per population and player count"
     lines = header(who) if header else [f"{who}, seed {seed}", data_note(data),
                                         f"samsim {samsim.__version__}"]
@@ -255,17 +237,31 @@ def _balance(counts, games, seed, strategy, members, data, threads, out, resume,
     from samsim.analysis import balance as balancing
 
     plan = balancing.lineups(counts, strategy, members, games)
+    with _balance_bar(plan, seed, data, threads) as bar:
+        return balancing.run(counts, games, seed, strategy, members, data, threads, out, resume,
+                             overwrite, status=lambda n: bar.next_run(f"{n} players"),
+                             progress=bar.run_progress)
 
-    def status(n):
-        bar.next_run()
-        bar.progress.update(bar.task, description=f"{n} players")
 
+def _check_balance_run(games, out, resume, overwrite) -> None:
+    if games < 1:
+        raise ValueError(f"--games must be positive, got {games}")
+    if (resume or overwrite) and out is None:
+        raise ValueError(f"{'--resume' if resume else '--overwrite'} needs --out DIR")
+    if out is not None:
+        from samsim.runs.results import prepare_output_dir
+        prepare_output_dir(out)
+
+
+@contextlib.contextmanager
+def _balance_bar(plan, seed, data, threads):
+    """One progress bar over every run of ``plan`` ((players, line-up, games) triples), the engine
+    loaded before its clock starts."""
     with Bar("balance", sum(total for *_, total in plan),
-              [info for _, seats, _ in plan for info in seats.infos]) as bar:
+             [info for _, seats, _ in plan for info in seats.infos]) as bar:
         warm_up(plan[0][0], seed, data, threads, plan[0][1])
         bar.begin()
-        return balancing.run(counts, games, seed, strategy, members, data, threads, out, resume,
-                             overwrite, status=status, progress=bar.run_progress)
+        yield bar
 
 
 @app.command(epilog="Example: samsim report results/run1 --out results/run1/report")

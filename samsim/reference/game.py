@@ -500,8 +500,8 @@ class Round:
                 rooms = decider.holiday(self.game, seat)
                 self.empty_rooms_by_choice(seat, rooms, self.rules.holiday_removals, ev.HOLIDAY,
                                            "Staff holiday")
-            elif decider.unasked("holiday"):
-                raise self.illegal(seat.index, decider.unasked("holiday"))
+            elif reason := decider.unasked("holiday"):
+                raise self.illegal(seat.index, reason)
 
     # --- 5c) unclaimed tourists go back to their pile -------------------------------------------
     def return_leftovers(self) -> None:
