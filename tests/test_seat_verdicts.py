@@ -6,7 +6,8 @@ population is found, and one that flips between populations is not called robust
 import numpy as np
 import pytest
 
-from samsim.stats.seats import DEPENDS, NONE_FOUND, ROBUST, seat_verdicts, table_verdict
+from samsim.stats.seats import (DEPENDS, NONE_FOUND, ROBUST, UNDECIDED, seat_verdicts,
+                                table_verdict)
 
 ALPHA = 0.05
 REPS = 300
@@ -61,6 +62,11 @@ def test_an_effect_that_flips_depends_on_the_players():
     verdicts = seat_verdicts(wins, [10000, 10000], 2.0)
     assert verdicts[0].verdict == DEPENDS and table_verdict(verdicts) == DEPENDS
     assert verdicts[0].size == pytest.approx((-6.0, 5.0))
+
+
+def test_too_few_games_are_undecided_not_a_disagreement():
+    verdicts = seat_verdicts([[20, 15, 15], [14, 18, 18]], [50, 50], 2.0)
+    assert {v.verdict for v in verdicts} == {UNDECIDED} and table_verdict(verdicts) == UNDECIDED
 
 
 def test_bad_inputs_are_refused():

@@ -204,8 +204,9 @@ def write_balance(counts: list[PlayerCount], header: list[str], out) -> list[Pat
 # ------------------------------------------------------------------------------ populations
 
 ROBUST_NOTE = ("A seat effect is robust when every population shows it on the same side of 1/N, "
-               "none found when every population keeps the seat within the margin, and otherwise "
-               "depends on the players. Each population's seat intervals are Goodman's, at "
+               "none found when every population keeps the seat within the margin; it depends on "
+               "the players when some populations show it and others do not, and is undecided "
+               "when none shows it and the games cannot place the seat within the margin. Each population's seat intervals are Goodman's, at "
                "{level} (Bonferroni over the {n} populations), so that all of them hold together "
                "with 95% confidence; neither call is made falsely more often than 5% "
                "(samsim.stats.seats).")
@@ -244,18 +245,21 @@ def print_populations(robust, populations, header: list[str], console: Console) 
         console.print(numbers_table(("seat", *r.populations, "verdict"), seat_rows(r),
                                     f"{r.players} players: seat win rate − 1/N, points "
                                     f"(simultaneous interval)"))
-    level = f"{100 * (1 - ALPHA / len(populations)):.2f}%"
-    console.print(ROBUST_NOTE.format(level=level, n=len(populations)), markup=False)
+    console.print(_robust_note(populations), markup=False)
     for population in populations:
         console.print(f"{population.name}: {population.describe()}", markup=False)
 
 
+def _robust_note(populations) -> str:
+    return ROBUST_NOTE.format(level=f"{100 * (1 - ALPHA / len(populations)):.2f}%",
+                              n=len(populations))
+
+
 def populations_markdown(robust, populations, header: list[str], plots: list[Path]) -> str:
-    level = f"{100 * (1 - ALPHA / len(populations)):.2f}%"
     parts = ["# Balance report", ""] + [f"- {line}" for line in header] + ["", "## Is the game fair?",
              "", "| " + " | ".join(HEADLINE) + " |", "| ---: | --- | --- | --- | ---: |"]
     parts += ["| " + " | ".join(row) + " |" for row in headline_rows(robust)]
-    parts += ["", ROBUST_NOTE.format(level=level, n=len(populations)), "", "Populations:", ""]
+    parts += ["", _robust_note(populations), "", "Populations:", ""]
     parts += [f"- **{p.name}**: {p.describe()}; its own report: [{p.folder}/balance.md]"
               f"({p.folder}/balance.md)" for p in populations]
     for r in robust:

@@ -3,7 +3,9 @@
 A seat's win rate measured with one population of players (one strategy in every seat, or a pool)
 is the game's as those players play it. An effect is called **robust** only when every population
 shows it on the same side of the fair share 1/N; **none found** only when every population places
-the seat within a stated margin of 1/N; anything else **depends on the players**.
+the seat within a stated margin of 1/N; it **depends on the players** when some population shows an
+effect and the others do not share it; and with no population showing one and not enough games to
+place the seat within the margin, the verdict is **undecided** (more games would settle it).
 
 Both calls rest on one family of intervals: per population, Goodman's simultaneous intervals for
 the seats' win shares, each population's at level alpha / P (Bonferroni over the P populations),
@@ -23,6 +25,7 @@ import numpy as np
 from samsim.stats.inference import multinomial_intervals
 
 ROBUST, DEPENDS, NONE_FOUND = "robust", "depends on the players", "none found"
+UNDECIDED = "undecided: more games"
 
 
 @dataclass(frozen=True)
@@ -62,15 +65,19 @@ def seat_verdicts(wins, games, margin: float, alpha: float = 0.05) -> list[SeatV
     for s in range(players):
         above, below = (low[:, s] > 0).all(), (high[:, s] < 0).all()
         within = ((low[:, s] > -margin) & (high[:, s] < margin)).all()
-        verdict = ROBUST if above or below else NONE_FOUND if within else DEPENDS
+        shown = ((low[:, s] > 0) | (high[:, s] < 0)).any()
+        verdict = (ROBUST if above or below else NONE_FOUND if within else DEPENDS if shown
+                   else UNDECIDED)
         out.append(SeatVerdict(s, verdict, deviation[:, s], low[:, s], high[:, s]))
     return out
 
 
 def table_verdict(verdicts: list[SeatVerdict]) -> str:
     """The player count's answer: robust if any seat's effect is, none found if every seat's
-    deviation is within the margin, else it depends on the players."""
+    deviation is within the margin, it depends on the players if some seat's does, else
+    undecided."""
     kinds = {v.verdict for v in verdicts}
-    if ROBUST in kinds:
-        return ROBUST
-    return NONE_FOUND if kinds == {NONE_FOUND} else DEPENDS
+    for verdict in (ROBUST, DEPENDS, UNDECIDED):
+        if verdict in kinds:
+            return verdict
+    return NONE_FOUND
