@@ -102,6 +102,13 @@ class Components(NamedTuple):
     chip_kind: np.ndarray  # int64[n_chips]: CHIP_KINDS index
     chip_buoy: np.ndarray  # int64[n_chips]: buoy points (0 unless swimmer)
     card_groups: np.ndarray  # int64[n_cards_tourist, MAX_SEATS + 1, max_groups]: group sizes, 0 padded
+    seat_money: np.ndarray  # int64[MAX_SEATS + 1, MAX_SEATS]: coins a seat starts with on top of
+    #   starting_money, per player count ([seats] money; 0 in the game as printed)
+    tiebreak_start: np.ndarray  # int64[MAX_SEATS + 1]: seat t the tie-breaker card starts before
+    #   (between seat t-1 and seat t), per player count ([seats] tiebreak_start; 0 as printed)
+    price_clockwise: np.ndarray  # int64[MAX_SEATS + 1]: 1 where equal room prices go clockwise
+    #   from the card like equal bids ([seats] price_ties = "clockwise"; 0, counter-clockwise, as
+    #   printed)
 
 
 @dataclass(frozen=True)
@@ -250,7 +257,8 @@ def worst_case(comp: Components) -> Worst:
                  price=int(comp.card_price[:comp.holiday_card].max()), buoy=int(comp.chip_buoy.max()),
                  pools=min(int(comp.tile_count[POOL]), comp.rounds), rooms=comp.max_rooms,
                  specials=min(int(comp.tile_count[SWITCH:].sum()), comp.rounds),
-                 special_value=comp.special_tile_value, start=comp.starting_money)
+                 special_value=comp.special_tile_value,
+                 start=comp.starting_money + max(int(comp.seat_money.max()), 0))
 
 
 def money_limit() -> tuple[int, int, str]:
@@ -322,9 +330,55 @@ def _check_counts(rounds: int, players: int, guests: int) -> None:
                                  f"use at most {top // coef}")
 
 
+#: The orders equal room prices may go in, from the tie-breaker card ([seats] price_ties).
+PRICE_TIES = ("counter-clockwise", "clockwise")
+
+
+def _seat_rules(sec, min_p: int, max_p: int, start: int):
+    """The optional ``[seats]`` section: rules variants that compensate a seat, per player count.
+    ``money``: coins each seat starts with on top of game.starting_money (one whole number per
+    seat, negative down to none at all); ``tiebreak_start``: the seat the tie-breaker card starts
+    before (0..N-1); ``price_ties``: the order of equal room prices, counter-clockwise from the card
+    as printed or clockwise like equal bids. The game as printed has none of them."""
+    money = np.zeros((MAX_SEATS + 1, MAX_SEATS), np.int64)
+    tiebreak = np.zeros(MAX_SEATS + 1, np.int64)
+    clockwise = np.zeros(MAX_SEATS + 1, np.int64)
+    if sec is None:
+        return money, tiebreak, clockwise
+    if not isinstance(sec, dict):
+        _fail("seats", f"must be a section ([seats]), got {sec!r}")
+    keys = ("money", "tiebreak_start", "price_ties")
+    unknown = sorted(set(sec) - set(keys))
+    if unknown:
+        _fail(f"seats.{unknown[0]}", f"unknown key (expected one of {', '.join(keys)})")
+    counts = {str(n): n for n in range(min_p, max_p + 1)}
+    example = {"money": "[0, 0, 0, -5]", "tiebreak_start": "1", "price_ties": '"clockwise"'}
+    for key, table in sec.items():
+        if not isinstance(table, dict):
+            _fail(f"seats.{key}", f"must be a table of player count = value, e.g. {key} = "
+                                  f"{{4 = {example[key]}}}")
+        for text, value in table.items():
+            field = f"seats.{key}.{text}"
+            if text not in counts:
+                _fail(field, f"unknown player count (player counts are {min_p}..{max_p})")
+            n = counts[text]
+            if key == "tiebreak_start":
+                tiebreak[n] = _int(value, field, 0, n - 1)
+            elif key == "price_ties":
+                if value not in PRICE_TIES:
+                    _fail(field, f"must be {' or '.join(map(repr, PRICE_TIES))}, got {value!r}")
+                clockwise[n] = PRICE_TIES.index(value)
+            elif not isinstance(value, list) or len(value) != n:
+                _fail(field, f"must give one whole number per seat ({n}), got {value!r}")
+            else:
+                money[n, :n] = [_int(v, f"{field}[{i}]", -start, money_limit()[0])
+                                for i, v in enumerate(value)]
+    return money, tiebreak, clockwise
+
+
 def _build(doc: dict, source: str, sha256: str) -> GameData:
     known = {"meta", "game", "nations", "tiles_per_round", "price_cards", "hotel", "tiles", "chips",
-             "tourist_cards"}
+             "tourist_cards", "seats"}
     unknown = set(doc) - known
     if unknown:
         _fail(sorted(unknown)[0], f"unknown section (expected {', '.join(sorted(known))})")
@@ -467,10 +521,13 @@ def _build(doc: dict, source: str, sha256: str) -> GameData:
     # plain Python ints here, so even one past int64 is reported, not converted.
     starting_money = _int(game["starting_money"], "game.starting_money")
     special_value = _int(game["special_tile_value"], "game.special_tile_value")
+    seat_money, tiebreak_start, price_clockwise = _seat_rules(doc.get("seats"), min_p, max_p,
+                                                              starting_money)
     _check_money(Worst(rounds=rounds, guests=guests, price=max(prices), buoy=max(buoys, default=0),
                        pools=min(int(tile_count[POOL]), rounds), rooms=max_rooms,
                        specials=min(int(tile_count[SWITCH:].sum()), rounds),
-                       special_value=special_value, start=starting_money),
+                       special_value=special_value,
+                       start=starting_money + max(int(seat_money.max()), 0)),
                  bids, prices, buoys)
     card_bid = np.array(bids + [-1], np.int64)
     card_price = np.array(prices + [-1], np.int64)
@@ -504,5 +561,8 @@ def _build(doc: dict, source: str, sha256: str) -> GameData:
         chip_kind=chip_kind,
         chip_buoy=chip_buoy,
         card_groups=card_groups,
+        seat_money=seat_money,
+        tiebreak_start=tiebreak_start,
+        price_clockwise=price_clockwise,
     )
     return GameData(comp, tuple(names), tuple(codes), min_p, max_p, assumed, source, sha256)

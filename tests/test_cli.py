@@ -176,8 +176,11 @@ def uninterrupted(tmp_path_factory):
     return out
 
 
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGKILL],
-                         ids=["ctrl-c", "sigterm", "sigkill"])
+#: Ctrl-C in CI; the other two signals take the same path to the same files (slow checks).
+@pytest.mark.parametrize("sig", [
+    pytest.param(signal.SIGINT, id="ctrl-c"),
+    pytest.param(signal.SIGTERM, id="sigterm", marks=pytest.mark.slow),
+    pytest.param(signal.SIGKILL, id="sigkill", marks=pytest.mark.slow)])
 def test_a_killed_run_resumes_to_the_uninterrupted_result(sig, tmp_path, uninterrupted):
     out = tmp_path / "run"
     args = [*map(str, KILL_ARGS), "--out", str(out)]
@@ -321,7 +324,10 @@ REPORTS = {"bal": "balance.md", "cmp": "compare.md", "seq": "compare.md",
            "sens": "sensitivity.md"}
 
 
-@pytest.mark.parametrize("name", sorted(EXPERIMENTS))
+#: The sequential and sensitivity kinds have fast tests of their own (test_compare,
+#: test_sensitivity); their runs from a file are slow checks.
+@pytest.mark.parametrize("name", [pytest.param(k, marks=pytest.mark.slow) if k in ("seq", "sens")
+                                  else k for k in sorted(EXPERIMENTS)])
 def test_every_kind_of_experiment_reports_and_reproduces(name, tmp_path):
     """Each kind runs from its file, writes a report that names its seed, data file and samsim
     version, and running the file again gives the same report, byte for byte."""

@@ -148,7 +148,8 @@ def test_tiebreak_follows_the_round(players, start, expected):
     wrong = (expected + 1) % players
     assert _refused(dict(doc, tiebreak=wrong)) == (
         f"tiebreak: must be {expected} at the start of round {start} with {players} players "
-        f"(t = (round - 1) mod players: it starts at 0 and moves one seat after every round), "
+        f"(t = (start + round - 1) mod players: it starts at 0 and moves one seat after every "
+        f"round), "
         f"got {wrong}")
 
 

@@ -90,9 +90,11 @@ def tie_kinds(results: pd.DataFrame) -> tuple[str, ...]:
     """The tie counts that can be told apart. When every equal bid is also an equal room price
     (equal cards: the packaged data), the tie-breaker's two orders are the same ties in opposite
     directions (clockwise for tiles, counter-clockwise for tourists), so only their sum can be
-    measured: ("build",), reported as "card"."""
-    joint = bool((results["build_ties_won"] == results["price_ties_lost"]).all()
-                 and (results["build_ties_lost"] == results["price_ties_won"]).all())
+    measured: ("build",), reported as "card". (A variant whose price ties go clockwise makes them
+    the same ties in the same direction: joint too.)"""
+    bw, bl = results["build_ties_won"], results["build_ties_lost"]
+    pw, pl = results["price_ties_won"], results["price_ties_lost"]
+    joint = bool(((bw == pl).all() and (bl == pw).all()) or ((bw == pw).all() and (bl == pl).all()))
     return ("build",) if joint else ("build", "price")
 
 

@@ -61,7 +61,7 @@ def _apply_seats(data: GameData, st: State, seats) -> None:
         f = f"seats[{p}]"
         if not isinstance(seat, dict) or set(seat) - _SEAT_KEYS:
             raise ValueError(f"{f}: must be an object with keys among {', '.join(sorted(_SEAT_KEYS))}")
-        st.money[0, p] = _int(seat.get("money", c.starting_money), f"{f}.money", 0, 10**9)
+        st.money[0, p] = _int(seat.get("money", int(st.money[0, p])), f"{f}.money", 0, 10**9)
         discard = _ints(seat.get("discard", []), f"{f}.discard", 0, n_cards - 1)
         hand = _ints(seat.get("hand", [k for k in range(n_cards) if k not in discard]), f"{f}.hand",
                      0, n_cards - 1)
@@ -175,7 +175,7 @@ def play_position(data: GameData | None, position: dict, log: bool = True) -> Ga
         if len(table) != len(TILE_KINDS):
             raise ValueError(f"table_tiles: give a count per tile kind ({', '.join(TILE_KINDS)})")
         st.table_tiles[0] = table
-    st.tiebreak[0] = _int(position.get("tiebreak", 0), "tiebreak", 0, players - 1)
+    st.tiebreak[0] = _int(position.get("tiebreak", int(st.tiebreak[0])), "tiebreak", 0, players - 1)
     if "seats" in position:
         _apply_seats(data, st, position["seats"])
 

@@ -13,6 +13,7 @@ from samsim.kernel.bits import kth_bit_nb, lowest_bit_nb, popcount_nb
 from samsim.kernel.decisions import BUILD, CARD, GROUP, HOLIDAY, MAX_PICKS, N_TAKE, SUITE_ROOM, TAKE
 from samsim.kernel.jit import rule
 from samsim.kernel.rng import below
+from samsim.kernel.rules.common import price_tie_rank_nb
 from samsim.kernel.rules.hotel import buoy_points_nb, free_rooms_nb, single_lover_rooms_nb
 from samsim.kernel.rules.payment import payment_nb
 
@@ -384,16 +385,16 @@ def builders_before_nb(comp, view, p, profile):
 @rule
 def hosts_before_nb(comp, view, p, profile):
     """Bitmap of seats offered tourists before seat p under ``profile`` (lower price; equal prices
-    counter-clockwise from the tie-breaker)."""
+    in the tie-breaker's order, ``price_tie_rank_nb``)."""
     n = view.money.shape[1]
     t = view.tiebreak[G]
     mine = card_of_nb(profile, p)
-    my_key = comp.card_price[mine] * 8 + (t - 1 - p) % n
+    my_key = comp.card_price[mine] * 8 + price_tie_rank_nb(comp, n, t, p)
     before = 0
     for q in range(n):
         card = card_of_nb(profile, q)
         if q != p and card != comp.holiday_card and \
-                comp.card_price[card] * 8 + (t - 1 - q) % n < my_key:
+                comp.card_price[card] * 8 + price_tie_rank_nb(comp, n, t, q) < my_key:
             before |= 1 << q
     return before
 

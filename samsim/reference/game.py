@@ -108,7 +108,7 @@ class Game:
         # rounds whose groups of arrivals a position gives directly (0-based round -> groups)
         self.given_arrivals: dict[int, list[list[int]]] = {}
         self.table_tiles = [0] * rules.n_tile_kinds
-        self.tiebreak = 0
+        self.tiebreak = rules.tiebreak_start[players]
         self.seats = [self.new_seat(index) for index in range(players)]
         self.piles = [set(range(n * rules.chips_per_nation, (n + 1) * rules.chips_per_nation))
                       for n in range(rules.n_nations)]
@@ -116,7 +116,8 @@ class Game:
         self.final: dict | None = None
 
     def new_seat(self, index: int) -> Seat:
-        return Seat(index=index, money=self.rules.starting_money,
+        return Seat(index=index,
+                    money=self.rules.starting_money + self.rules.seat_money[self.players][index],
                     hand=set(range(self.rules.n_cards)), discard=set(), hotel=Hotel(self.rules))
 
     # --- bookkeeping ----------------------------------------------------------------------------
@@ -257,8 +258,11 @@ class Round:
         """Build ties: seat t first, then t+1, ... (the card points clockwise at seat t)."""
         return (seat - self.game.tiebreak) % self.game.players
 
-    def counter_clockwise_from_card(self, seat: int) -> int:
-        """Room-price ties: seat t-1 first, then t-2, ..."""
+    def price_tie_rank(self, seat: int) -> int:
+        """Room-price ties: seat t-1 first, then t-2, ... (counter-clockwise), or seat t first like
+        build ties where the data's [seats] price_ties says clockwise."""
+        if self.rules.price_clockwise[self.game.players]:
+            return self.clockwise_from_card(seat)
         return (self.game.tiebreak - 1 - seat) % self.game.players
 
     def send_home(self, seat: Seat, room: int, kind: int) -> None:
@@ -428,7 +432,7 @@ class Round:
     # --- 5) tourist phase -----------------------------------------------------------------------
     def tourist_order(self) -> list[int]:
         hosts = [s for s in range(self.game.players) if not self.is_holiday(s)]
-        return sorted(hosts, key=lambda s: (self.price(s), self.counter_clockwise_from_card(s)))
+        return sorted(hosts, key=lambda s: (self.price(s), self.price_tie_rank(s)))
 
     def tourists_left(self) -> bool:
         return any(self.groups)

@@ -61,6 +61,9 @@ class Rules:
         self.data = data
         self.rounds = int(c.rounds)
         self.starting_money = int(c.starting_money)
+        self.seat_money = c.seat_money.tolist()  # [players][seat]: on top of starting_money
+        self.tiebreak_start = c.tiebreak_start.tolist()  # [players]: where the card starts
+        self.price_clockwise = c.price_clockwise.tolist()  # [players]: equal prices clockwise
         self.special_tile_value = int(c.special_tile_value)
         self.holiday_removals = int(c.holiday_removals)
         self.send_home_removals = int(c.send_home_removals)

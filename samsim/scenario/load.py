@@ -159,12 +159,13 @@ def _parse(doc, path: Path | None, folder: Path) -> Scenario:
                                 for i, v in enumerate(cards)]
     if "table_tiles" in doc:
         pos["table_tiles"] = nm.tile_counts(doc["table_tiles"], "table_tiles")
-    pos["tiebreak"] = tiebreak(doc, start, players)
+    pos["tiebreak"] = tiebreak(doc, start, players, int(c.tiebreak_start[players]))
 
     raw_seats = nm.per_seat(doc["seats"], "seats") if "seats" in doc else {}
     seats = []
     for s in range(players):
-        seats.append(_parse_seat(raw_seats.get(s), f"seats[{s}]", nm))
+        seats.append(_parse_seat(raw_seats.get(s), f"seats[{s}]", nm,
+                                 c.starting_money + int(c.seat_money[players, s])))
     check_unique_chips(seats, data)
     pos["seats"] = seats
     check_tile_supply(pos, raw_seats, data)
@@ -201,11 +202,12 @@ def _parse(doc, path: Path | None, folder: Path) -> Scenario:
                     seat_names=seat_names, path=path, data_path=data_path)
 
 
-def _parse_seat(raw, where: str, nm: Names) -> dict:
+def _parse_seat(raw, where: str, nm: Names, money: int) -> dict:
+    """A seat of the position; ``money``: what it starts the game with (the data's)."""
     c = nm.c
     raw = {} if raw is None else as_object(raw, where)
     check_keys(raw, where, _SEAT_KEYS)
-    seat: dict[str, Any] = {"money": whole(raw.get("money", c.starting_money), field(where, "money"))}
+    seat: dict[str, Any] = {"money": whole(raw.get("money", money), field(where, "money"))}
 
     n_extra = None
     if "extra_rooms" in raw:

@@ -38,18 +38,19 @@ def check_flag_row(flags: list[int], data: GameData) -> None:
                   f"{len(at)} flags of {name}, but the box holds {c.flags_per_nation} per nation")
 
 
-def tiebreak(doc, start: int, players: int) -> int:
-    """The card starts at t = 0 and moves one seat clockwise after every round (kernel/rules/setup.py
-    ``st.tiebreak[g] = 0``; kernel/rules/round.py ``st.tiebreak[g] = (t + 1) % n``), so round r
-    always starts at t = (r - 1) mod players: an absent tiebreak is that one, any other is refused."""
-    expected = (start - 1) % players
+def tiebreak(doc, start: int, players: int, first: int = 0) -> int:
+    """The card starts at t = ``first`` (0 unless the data's [seats] tiebreak_start moves it) and
+    moves one seat clockwise after every round (kernel/rules/round.py ``st.tiebreak[g] = (t + 1) %
+    n``), so round r always starts at t = (first + r - 1) mod players: an absent tiebreak is that
+    one, any other is refused."""
+    expected = (first + start - 1) % players
     if "tiebreak" not in doc:
         return expected
     t = whole(doc["tiebreak"], "tiebreak", 0, players - 1)
     if t != expected:
         fail("tiebreak", f"must be {expected} at the start of round {start} with {players} players "
-                          f"(t = (round - 1) mod players: it starts at 0 and moves one seat after "
-                          f"every round), got {t}")
+                          f"(t = (start + round - 1) mod players: it starts at {first} and moves one "
+                          f"seat after every round), got {t}")
     return t
 
 

@@ -19,3 +19,13 @@ def deal_of_nb(ctl, g):
     row share one deal, seated differently) its group's number. Every chance event draws from
     streams keyed on it, so the games of a group differ only by who sits where."""
     return (ctl.game0 + g) // ctl.per_deal
+
+
+@rule
+def price_tie_rank_nb(comp, n, t, p):
+    """Seat p's place among equal room prices: counter-clockwise from the card (seat t-1 first) as
+    printed, or clockwise like equal bids (seat t first) where the data's [seats] price_ties says
+    so for n players."""
+    if comp.price_clockwise[n]:
+        return (p - t) % n
+    return (t - 1 - p) % n

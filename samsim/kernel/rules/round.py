@@ -43,7 +43,7 @@ from samsim.kernel.rules.build import (
     reveal_tiles_nb,
     tiles_on_table_nb,
 )
-from samsim.kernel.rules.common import fail_nb
+from samsim.kernel.rules.common import fail_nb, price_tie_rank_nb
 from samsim.kernel.rules.departures import departures_nb
 from samsim.kernel.rules.hotel import free_rooms_nb
 from samsim.kernel.rules.pricing import (
@@ -199,7 +199,7 @@ def _record_round_nb(comp, st, g, r):
 def _count_ties_nb(comp, st, g, t):
     """The ties the tie-breaker card settles this round (State.ties): an equal bid with a rival
     decides who is offered a tile first (clockwise from the card), an equal room price who is
-    offered tourists first (counter-clockwise). Staff holiday seats are in neither."""
+    offered tourists first (counter-clockwise, or as the data's price_ties says). Staff holiday seats are in neither."""
     n = st.money.shape[1]
     for p in range(n):
         a = st.played[g, p]
@@ -213,7 +213,7 @@ def _count_ties_nb(comp, st, g, t):
                 won = (p - t) % n < (q - t) % n
                 st.ties[g, p, TIE_BUILD_WON if won else TIE_BUILD_LOST] += 1
             if comp.card_price[a] == comp.card_price[b]:
-                won = (t - 1 - p) % n < (t - 1 - q) % n
+                won = price_tie_rank_nb(comp, n, t, p) < price_tie_rank_nb(comp, n, t, q)
                 st.ties[g, p, TIE_PRICE_WON if won else TIE_PRICE_LOST] += 1
 
 

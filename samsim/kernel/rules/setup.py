@@ -70,10 +70,10 @@ def deal_nb(comp, st, g, seed, game):
     st.group_chip[g, :, :] = -1
     st.group_left[g, :] = 0
     st.round_no[g] = 0
-    st.tiebreak[g] = 0
+    st.tiebreak[g] = comp.tiebreak_start[n_players]
     all_cards = (1 << comp.card_bid.shape[0]) - 1
     for p in range(n_players):
-        st.money[g, p] = comp.starting_money
+        st.money[g, p] = comp.starting_money + comp.seat_money[n_players, p]
         st.hand[g, p] = all_cards
         st.discard[g, p] = 0
         st.played[g, p] = -1

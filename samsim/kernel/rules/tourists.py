@@ -19,7 +19,7 @@ from samsim.kernel.decisions import (
 )
 from samsim.kernel.events import HOST, log_nb
 from samsim.kernel.jit import rule
-from samsim.kernel.rules.common import fail_nb
+from samsim.kernel.rules.common import fail_nb, price_tie_rank_nb
 from samsim.kernel.rules.hotel import empty_room_nb, place_chip_nb
 from samsim.kernel.rules.payment import payment_nb
 
@@ -27,7 +27,7 @@ from samsim.kernel.rules.payment import payment_nb
 @rule
 def next_host_nb(comp, st, g, done):
     """The seat offered tourists next: lowest price; equal prices counter-clockwise from the
-    tie-breaker card. Staff holiday seats are skipped; returns -1 when no seat is left."""
+    tie-breaker card (or as the data's price_ties says). Staff holiday seats are skipped; returns -1 when no seat is left."""
     n = st.money.shape[1]
     t = st.tiebreak[g]
     best, best_key = -1, 1 << 30
@@ -35,7 +35,7 @@ def next_host_nb(comp, st, g, done):
         card = st.played[g, p]
         if (done >> p) & 1 or card == comp.holiday_card:
             continue
-        key = comp.card_price[card] * 8 + (t - 1 - p) % n
+        key = comp.card_price[card] * 8 + price_tie_rank_nb(comp, n, t, p)
         if key < best_key:
             best, best_key = p, key
     return best
