@@ -157,6 +157,21 @@ def test_equal_chances_is_the_textbook_chi_square():
     assert stats.chi2.sf(12.32, 3) == pytest.approx(0.006363, abs=1e-6)
 
 
+@pytest.mark.parametrize("players, games, points", [(4, 2000, 2.0), (6, 3000, 1.5), (3, 500, 4.0)])
+def test_equal_chances_power_matches_simulated_games(players, games, points):
+    """The stated power is the rejection rate of equal_chances over 2,000 simulated runs with one
+    seat ``points`` ahead; and at no advantage it is alpha (the test's false-positive rate)."""
+    rng = np.random.default_rng(players * 1000 + games)
+    p = np.full(players, (1 - (1 / players + points / 100)) / (players - 1))
+    p[0] = 1 / players + points / 100
+    runs = rng.multinomial(games, p, size=2000)
+    rejected = np.mean([inference.equal_chances(r) < 0.05 for r in runs])
+    stated = inference.equal_chances_power(players, games, points)
+    assert 0.1 < stated < 0.95, "a case where power is informative"
+    assert abs(rejected - stated) < 0.04, (rejected, stated)
+    assert inference.equal_chances_power(players, games, 0.0) == pytest.approx(0.05)
+
+
 @pytest.mark.slow
 def test_multinomial_intervals_cover_all_shares_together():
     """Goodman's intervals hold simultaneously: all four cover the true shares in at least 95%

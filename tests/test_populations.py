@@ -1,5 +1,5 @@
 """Populations for ``samsim balance --populations``: named as strategies (mirrors), ``pool`` (the
-library by the balanced design) or TOML files; measured one after the other, with a verdict per
+library by the balanced design), ``mix`` (drawn per table) or TOML files; measured one after the other, with a verdict per
 seat across them."""
 
 import subprocess
@@ -17,19 +17,37 @@ from samsim.engine.registry import available
 def test_names_files_and_the_library_pool(tmp_path):
     mine = tmp_path / "mine.toml"
     mine.write_text('[[population]]\nname = "cautious"\nstrategy = "undercut(margin=2)"\n\n'
-                    '[[population]]\nname = "two"\npool = ["greedy", "saver"]\n')
-    found = parse_populations(f"greedy,pool,{mine}")
+                    '[[population]]\nname = "two"\npool = ["greedy", "saver"]\n\n'
+                    '[[population]]\nname = "drawn"\nmix = ["greedy", "saver"]\n')
+    found = parse_populations(f"greedy,pool,mix,{mine}")
     assert found == [Population("greedy", mirror="greedy"), Population("pool", pool=LIBRARY),
+                     Population("mix", pool=LIBRARY, mix=True),
                      Population("cautious", mirror="undercut(margin=2)"),
-                     Population("two", pool=("greedy", "saver"))]
-    assert found[2].folder == "cautious" and Population("a(b=1)", mirror="x").folder == "a_b_1_"
+                     Population("two", pool=("greedy", "saver")),
+                     Population("drawn", pool=("greedy", "saver"), mix=True)]
+    assert found[3].folder == "cautious" and Population("a(b=1)", mirror="x").folder == "a_b_1_"
 
 
 def test_the_default_spans_the_library():
     assert DEFAULT == DEFAULT_POPULATIONS  # the command line's help repeats it
     assert set(LIBRARY) == set(available()) - {"random"}
     assert [p.name for p in parse_populations(DEFAULT)] == [
-        "random", "saver", "greedy(temperature=4)", "lookahead", "pool"]
+        "random", "saver", "greedy(temperature=4)", "lookahead", "pool", "mix"]
+
+
+@pytest.mark.parametrize("players", [3, 4, 6])
+def test_a_mix_is_drawn_per_table_and_balanced_over_the_seats(players):
+    """Every drawn table sits in every rotation, so each strategy holds every seat equally often;
+    copies of one strategy at a table happen (drawn with replacement); the draw is reproducible."""
+    mix = Population("mix", pool=LIBRARY, mix=True).lineup(players)
+    rows = mix.specs()
+    assert len(rows) == 64 * players
+    for name in LIBRARY:
+        per_seat = [sum(row[s] == name for row in rows) for s in range(players)]
+        assert len(set(per_seat)) == 1, (name, per_seat)
+    assert any(len(set(row)) < players for row in rows)
+    assert Population("mix", pool=LIBRARY, mix=True).lineup(players).specs() == rows
+    assert mix.config()["design"] == "mix-64-0"
 
 
 @pytest.mark.parametrize("text, message", [
@@ -45,9 +63,10 @@ def test_bad_populations_are_named(text, message):
 
 @pytest.mark.parametrize("body, message", [
     ("name = 1", "give one or more \\[\\[population\\]\\] tables"),
-    ('[[population]]\nname = "x"\n', "give a name and either strategy"),
+    ('[[population]]\nname = "x"\n', "give a name and one of strategy"),
     ('[[population]]\nname = "x"\nstrategy = "greedy"\npool = ["saver", "greedy"]\n',
-     "give a name and either strategy"),
+     "give a name and one of strategy"),
+    ('[[population]]\nname = "x"\nmix = ["saver"]\n', "mix must list two strategies or more"),
     ('[[population]]\nname = "x"\npool = ["saver"]\n', "two strategies or more"),
     ("[[population]\n", "not valid TOML"),
 ])

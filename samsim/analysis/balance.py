@@ -314,15 +314,18 @@ def findings(c: PlayerCount) -> Findings:
                     sorted(associations, key=lambda f: -f[0]), facts)
 
 
-def lineups(players, strategy: str = "greedy", pool=None, games: int = 0) -> list:
+def lineups(players, strategy: str = "greedy", pool=None, games: int = 0,
+            population=None) -> list:
     """(player count, line-up, games) of each count: ``strategy`` in every seat, or ``pool``
-    seated by the balanced design (``games`` rounded up to whole passes)."""
+    seated by the balanced design, or a ``samsim.engine.populations.Population``'s (``games``
+    rounded up to whole passes)."""
     from samsim.engine.designs import pool_design, whole_passes
     from samsim.engine.lineup import lineup
 
     out = []
     for n in players:
-        seats = pool_design(n, pool) if pool else lineup(n, strategy)
+        seats = population.lineup(n) if population is not None else \
+            pool_design(n, pool) if pool else lineup(n, strategy)
         out.append((n, seats, whole_passes(games, seats)))
     return out
 
@@ -330,7 +333,7 @@ def lineups(players, strategy: str = "greedy", pool=None, games: int = 0) -> lis
 def run(players=(3, 4, 5, 6), games: int = 20_000, seed: int = 7, strategy: str = "greedy",
         pool=None, data: GameData | None = None, threads=None, out=None, resume: bool = False,
         overwrite: bool = False, status=lambda players: None,
-        progress=None) -> list[PlayerCount]:
+        progress=None, population=None) -> list[PlayerCount]:
     """Play and measure each player count (``lineups``). With ``out``, the games are kept in
     run folders ``out/<N>p/`` (resumable, as ``samsim simulate``'s); without, in a temporary
     folder. ``progress(n)``: as ``samsim.runs.results.run_simulation``'s, over all counts."""
@@ -344,13 +347,15 @@ def run(players=(3, 4, 5, 6), games: int = 20_000, seed: int = 7, strategy: str 
     counts = []
     with tempfile.TemporaryDirectory(prefix="samsim-balance-") as tmp:
         root = Path(out) if out is not None else Path(tmp)
-        for n, seats, total in lineups(players, strategy, pool, games):
+        for n, seats, total in lineups(players, strategy, pool, games, population):
             status(n)
             folder = root / f"{n}p"
             results.run_simulation(total, n, seed, data, threads=threads, out=folder,
                                    strategies=seats, record=("rounds",), resume=resume,
                                    overwrite=overwrite, progress=progress)
             counts.append(measure(results.load(folder), results.load(folder, "rounds"), data))
+            if population is not None and population.mix:
+                counts[-1].design = population.describe()  # pairs meet by chance, by design
     return counts
 
 
@@ -402,9 +407,9 @@ def run_populations(populations, players=(3, 4, 5, 6), games: int = 20_000, seed
     for population in populations:
         folder = None if out is None else Path(out) / population.folder
         measured[population.name] = run(
-            players, games, seed, strategy=population.mirror, pool=list(population.pool) or None,
-            data=data, threads=threads, out=folder, resume=resume, overwrite=overwrite,
-            status=lambda n, name=population.name: status(name, n), progress=progress)
+            players, games, seed, data=data, threads=threads, out=folder, resume=resume,
+            overwrite=overwrite, status=lambda n, name=population.name: status(name, n),
+            progress=progress, population=population)
     return measured, robustness(measured, margin)
 
 

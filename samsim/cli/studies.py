@@ -29,7 +29,7 @@ from samsim.cli.progress import Bar, run_with_bar, warm_up
 
 #: What --populations default means (kept here so that --help imports nothing heavy; a test
 #: keeps it equal to samsim.engine.populations.DEFAULT).
-DEFAULT_POPULATIONS = "random,saver,greedy(temperature=4),lookahead,pool"
+DEFAULT_POPULATIONS = "random,saver,greedy(temperature=4),lookahead,pool,mix"
 
 
 @app.command(epilog="Example: samsim compare greedy undercut --players 4 --field greedy "
@@ -216,7 +216,7 @@ def _balance_populations(counts, games, seed, chosen, margin, data, threads, out
     from samsim.analysis.report import data_note
 
     _check_balance_run(games, out, resume, overwrite)
-    plans = [balancing.lineups(counts, p.mirror, list(p.pool) or None, games) for p in chosen]
+    plans = [balancing.lineups(counts, games=games, population=p) for p in chosen]
     with _balance_bar([seats for plan in plans for seats in plan], seed, data, threads) as bar:
         measured, robust = balancing.run_populations(
             chosen, counts, games, seed, margin, data, threads, out, resume, overwrite,

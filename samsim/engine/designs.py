@@ -65,6 +65,22 @@ def pool_design(players: int, pool) -> Lineup:
     return Lineup(seatings, members, POOL_DESIGN)
 
 
+def mix_design(players: int, pool, draws: int = 64, seed: int = 0) -> Lineup:
+    """A pool drawn at random per table: ``draws`` tables of ``players`` seats, each seat drawn
+    from the pool with replacement (so a table may seat two copies of one strategy, as a mixed
+    population of players would), each table played in all ``players`` rotations over the seats.
+    The rotations keep it balanced over the seats by construction (every table's strategies sit
+    in every seat equally often), which is what a seat effect needs; who meets whom is left to
+    chance, as at a real table. ``seed`` makes the draws reproducible."""
+    if isinstance(pool, str) or not pool or draws < 1:
+        raise StrategyError("a mix needs a list of strategies and one draw or more")
+    members = [parse_spec(spec) for spec in pool]
+    rng = np.random.default_rng([int(seed), int(players), len(members)])
+    tables = rng.integers(len(members), size=(draws, players))
+    seatings = [[members[k] for k in np.roll(row, turn)] for row in tables for turn in range(players)]
+    return Lineup(seatings, members, f"mix-{draws}-{seed}")
+
+
 def whole_passes(games: int, lineup: Lineup) -> int:
     """``games`` rounded up to whole passes through a pool design (only these are balanced)."""
     k = len(lineup.seatings)
@@ -84,5 +100,5 @@ def placements(players: int, contestants: int) -> np.ndarray:
     return out
 
 
-__all__ = ["POOL_DESIGN", "MAX_SEATINGS", "design_size", "pool_seatings", "pool_design",
+__all__ = ["POOL_DESIGN", "MAX_SEATINGS", "design_size", "pool_seatings", "pool_design", "mix_design",
            "whole_passes", "placements"]

@@ -10,8 +10,11 @@ A population is named on the command line as
     a strategy spec     that strategy in every seat (a mirror): ``greedy``, ``undercut(margin=2)``
     ``pool``            the library's strategies seated by the balanced design (every strategy in
                         every seat, every two meeting, equally often)
-    a TOML file         its ``[[population]]`` tables, each ``name`` and ``strategy`` (a mirror) or
-                        ``pool`` (a list of specs seated by the balanced design)
+    ``mix``             the library drawn at random per table, with replacement (two copies of one
+                        strategy may meet), each table in every rotation over the seats
+    a TOML file         its ``[[population]]`` tables, each ``name`` and ``strategy`` (a mirror),
+                        ``pool`` (a list of specs seated by the balanced design) or ``mix`` (a
+                        list drawn per table)
 """
 
 from __future__ import annotations
@@ -22,26 +25,34 @@ from pathlib import Path
 
 #: The library's strategies, strongest first (results/pricing: Plackett-Luce strengths).
 LIBRARY = ("lookahead", "holiday", "undercut", "weighted", "fixed", "greedy", "builder", "saver")
-#: Weak to strong mirrors, and the whole library mixed at one table.
-DEFAULT = "random,saver,greedy(temperature=4),lookahead,pool"
+#: Weak to strong mirrors, and the whole library mixed at the table: seated evenly, and drawn.
+DEFAULT = "random,saver,greedy(temperature=4),lookahead,pool,mix"
+#: Tables a mix draws (each played in every rotation over the seats).
+MIX_TABLES = 64
 
 
 @dataclass(frozen=True)
 class Population:
     """One way of filling the seats: ``mirror`` in every seat, or ``pool`` seated by the balanced
-    design."""
+    design, or drawn per table (``mix``)."""
 
     name: str
     mirror: str | None = None
     pool: tuple[str, ...] = ()
+    mix: bool = False
 
     def lineup(self, players: int):
-        from samsim.engine.designs import pool_design
+        from samsim.engine.designs import mix_design, pool_design
         from samsim.engine.lineup import lineup
 
+        if self.mix:
+            return mix_design(players, list(self.pool), MIX_TABLES)
         return pool_design(players, list(self.pool)) if self.pool else lineup(players, self.mirror)
 
     def describe(self) -> str:
+        if self.mix:
+            return (f"mix of {len(self.pool)} drawn per table with replacement ({MIX_TABLES} "
+                    f"tables, each in every rotation over the seats): {', '.join(self.pool)}")
         if self.pool:
             return f"pool of {len(self.pool)} seated by the balanced design: {', '.join(self.pool)}"
         return f"{self.mirror} in every seat"
@@ -66,6 +77,8 @@ def parse_populations(text: str) -> list[Population]:
             out += _from_file(Path(item))
         elif item == "pool":
             out.append(Population("pool", pool=LIBRARY))
+        elif item == "mix":
+            out.append(Population("mix", pool=LIBRARY, mix=True))
         else:
             spec = parse_spec(item).spec()
             out.append(Population(spec, mirror=spec))
@@ -93,20 +106,25 @@ def _from_file(path: Path) -> list[Population]:
     tables = doc.get("population")
     if set(doc) - {"population"} or not isinstance(tables, list) or not tables:
         raise ValueError(f"{path}: give one or more [[population]] tables, each with a name and "
-                         f"strategy = \"greedy\" or pool = [\"greedy\", \"undercut\", ...]")
+                         f"strategy = \"greedy\", pool = [\"greedy\", \"undercut\", ...] or "
+                         f"mix = [...]")
     out = []
     for i, table in enumerate(tables):
         where = f"{path}: population {i + 1}"
-        if not isinstance(table, dict) or set(table) - {"name", "strategy", "pool"} \
+        kinds = [k for k in ("strategy", "pool", "mix") if k in table] \
+            if isinstance(table, dict) else []
+        if not isinstance(table, dict) or set(table) - {"name", "strategy", "pool", "mix"} \
                 or not isinstance(table.get("name"), str) or not table["name"].strip() \
-                or ("strategy" in table) == ("pool" in table):
-            raise ValueError(f"{where}: give a name and either strategy (one in every seat) or "
-                             f"pool (a list seated by the balanced design)")
+                or len(kinds) != 1:
+            raise ValueError(f"{where}: give a name and one of strategy (one in every seat), "
+                             f"pool (a list seated by the balanced design) or mix (a list drawn "
+                             f"per table)")
         if "strategy" in table:
             out.append(Population(table["name"], mirror=parse_spec(table["strategy"]).spec()))
         else:
-            pool = table["pool"]
+            pool = table[kinds[0]]
             if not isinstance(pool, list) or len(pool) < 2:
-                raise ValueError(f"{where}: pool must list two strategies or more")
-            out.append(Population(table["name"], pool=tuple(parse_spec(s).spec() for s in pool)))
+                raise ValueError(f"{where}: {kinds[0]} must list two strategies or more")
+            out.append(Population(table["name"], pool=tuple(parse_spec(s).spec() for s in pool),
+                                  mix=kinds[0] == "mix"))
     return out

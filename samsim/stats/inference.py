@@ -209,6 +209,19 @@ def equal_chances(counts) -> float:
     return float(stats.chisquare(np.asarray(counts, dtype=float)).pvalue)
 
 
+def equal_chances_power(players: int, games: int, points: float, alpha: float = 0.05) -> float:
+    """The chance that ``equal_chances`` rejects at ``alpha`` in ``games`` games when one seat wins
+    ``points`` of win rate more than 1/N and the others share the loss evenly: the noncentral
+    chi-square with N - 1 degrees of freedom and noncentrality games * N * sum of squared
+    deviations (tests/test_inference.py checks it against simulated games). What a p above
+    alpha is worth: with low power, no rejection is no evidence of fairness."""
+    d = points / 100
+    deviations = np.array([d] + [-d / (players - 1)] * (players - 1))
+    noncentrality = games * players * float((deviations ** 2).sum())
+    df = players - 1
+    return float(stats.ncx2.sf(stats.chi2.isf(alpha, df), df, noncentrality))
+
+
 # ------------------------------------------------------------------------------------ chunks
 
 @dataclass(frozen=True)
@@ -301,5 +314,5 @@ def chunk_consistency(n, total, cross, alpha: float = 0.001) -> ChunkCheck:
 
 __all__ = ["P_FLOOR", "format_p", "Difference", "paired_difference", "verdict", "games_needed",
            "variance_reduction", "SPRT", "confidence_sequence", "holm", "bonferroni",
-           "multinomial_intervals", "equal_chances", "ChunkCheck", "ChunkStats",
+           "multinomial_intervals", "equal_chances", "equal_chances_power", "ChunkCheck", "ChunkStats",
            "chunk_consistency"]
