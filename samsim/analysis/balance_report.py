@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 from rich.console import Console
 
 import samsim
 from samsim.analysis.balance import ALPHA, PlayerCount
 from samsim.analysis.report import number, numbers_table
+from samsim.components import PRICE_TIES
 from samsim.stats.inference import format_p
 
 FILES = ("balance.md", "seats.png", "market.png", "money.png", "final_money.png")
@@ -219,14 +221,60 @@ def _effect(r) -> str:
     return "; ".join(parts) or "–"
 
 
-def headline_rows(robust) -> list[list[str]]:
-    return [[str(r.players), r.verdict, _effect(r),
+def headline_rows(robust, fixes=None) -> list[list[str]]:
+    rows = [[str(r.players), r.verdict, _effect(r),
              ", ".join(str(v.seat) for v in r.seats if v.verdict == "depends on the players")
              or "–", f"±{r.margin:g}"] for r in robust]
+    for row, f in zip(rows, fixes or []):
+        worst = max(abs(d) for v in f.seats for d in v.deviation)
+        row += [f.change, f"{f.verdict}; largest {worst:.1f} points; equal chances "
+                          f"{format_p(min(f.equal_p), 'p')} at power {min(f.power):.0%}"]
+    return rows
 
 
 HEADLINE = ("players", "verdict", "robust seat effects, points (over the populations)",
             "seats that depend on the players", "margin")
+FIX_HEADLINE = ("fix (seat rules)", "with the fix, fresh deals")
+
+
+def fix_note(fixes) -> str:
+    return (f"The fix is the least imbalanced of the seat rules tried on common deals (every "
+            f"tie-breaker start and price-tie order, then coins per seat by Newton steps on the "
+            f"slope of win rate per coin), played again on fresh deals ({int(fixes[0].confirm.games[0]):,} "
+            f"games per population) and judged as above. Equal chances: the lowest p over the "
+            f"populations, and the test's power there to see one seat off by the margin "
+            f"(±{fixes[0].margin:g} points); without power, no rejection is no evidence. The "
+            f"variant is fair.toml: pass it with --rules.")
+
+
+def fix_sections(f, populations) -> list[str]:
+    """One player count's search, in Markdown: the tie rules tried, the money steps, the
+    confirmation per seat and population."""
+    names = [p.name for p in populations]
+    parts = [f"### The fix at {f.players} players: {f.change}", "",
+             f"Tie rules tried ({int(f.ties[0].games[0]):,} games per population, common deals; "
+             f"imbalance: the equal-chances chi-square averaged over the populations, "
+             f"{f.players - 1} when fair):", "", "| tie-breaker starts before seat | equal room "
+             "prices | imbalance |", "| ---: | --- | ---: |"]
+    parts += [f"| {st.rule.start} | {PRICE_TIES[st.rule.clockwise]} | {st.imbalance:,.1f} |"
+              for st in f.ties]
+    parts += ["", f"Coins per seat (on top of the given rules; the second row is the probe that "
+                  f"measures the slope: {f.slope:.2f} points of win rate per coin):", "",
+              "| coins | imbalance | seat deviations, points (mean over populations) |",
+              "| --- | ---: | --- |"]
+    parts += [f"| {', '.join(f'{c:+d}' for c in (np.subtract(st.rule.money, f.given.money)))} | "
+              f"{st.imbalance:,.1f} | {', '.join(f'{d:+.1f}' for d in st.deviation.mean(axis=0))} |"
+              for st in f.money]
+    parts += ["", f"Confirmation on fresh deals, seat win rate − 1/N, points (simultaneous "
+                  f"interval): {f.verdict}.", "",
+              "| seat | " + " | ".join(names) + " | verdict |",
+              "| ---: |" + " ---: |" * len(names) + " --- |"]
+    parts += ["| " + " | ".join(row) + " |" for row in seat_rows(f)]
+    parts += ["", "| population | games | equal chances | power at the margin |",
+              "| --- | ---: | ---: | ---: |"]
+    parts += [f"| {n} | {int(g):,} | {format_p(p, 'p')} | {w:.0%} |"
+              for n, g, p, w in zip(names, f.confirm.games, f.equal_p, f.power)]
+    return parts + [""]
 
 
 def seat_rows(r) -> list[list[str]]:
@@ -236,16 +284,20 @@ def seat_rows(r) -> list[list[str]]:
                             zip(v.deviation, v.low, v.high)], v.verdict] for v in r.seats]
 
 
-def print_populations(robust, populations, header: list[str], console: Console) -> None:
+def print_populations(robust, populations, header: list[str], console: Console,
+                      fixes=None) -> None:
     for line in header:
         console.print(line, markup=False)
     console.print()
-    console.print(numbers_table(HEADLINE, headline_rows(robust), "Is the game fair?"))
+    console.print(numbers_table(HEADLINE + (FIX_HEADLINE if fixes else ()),
+                                headline_rows(robust, fixes), "Is the game fair?"))
     for r in robust:
         console.print(numbers_table(("seat", *r.populations, "verdict"), seat_rows(r),
                                     f"{r.players} players: seat win rate − 1/N, points "
                                     f"(simultaneous interval)"))
     console.print(_robust_note(populations), markup=False)
+    if fixes:
+        console.print(fix_note(fixes), markup=False)
     for population in populations:
         console.print(f"{population.name}: {population.describe()}", markup=False)
 
@@ -255,11 +307,15 @@ def _robust_note(populations) -> str:
                               n=len(populations))
 
 
-def populations_markdown(robust, populations, header: list[str], plots: list[Path]) -> str:
-    parts = ["# Balance report", ""] + [f"- {line}" for line in header] + ["", "## Is the game fair?",
-             "", "| " + " | ".join(HEADLINE) + " |", "| ---: | --- | --- | --- | ---: |"]
-    parts += ["| " + " | ".join(row) + " |" for row in headline_rows(robust)]
-    parts += ["", _robust_note(populations), "", "Populations:", ""]
+def populations_markdown(robust, populations, header: list[str], plots: list[Path],
+                         fixes=None) -> str:
+    columns = HEADLINE + (FIX_HEADLINE if fixes else ())
+    parts = ["# Balance report", ""] + [f"- {line}" for line in header] + [
+        "", "## Is the game fair?", "", "| " + " | ".join(columns) + " |",
+        "| ---: | --- | --- | --- | ---: |" + " --- |" * (len(columns) - len(HEADLINE))]
+    parts += ["| " + " | ".join(row) + " |" for row in headline_rows(robust, fixes)]
+    parts += ["", _robust_note(populations)] + (["", fix_note(fixes)] if fixes else [])
+    parts += ["", "Populations:", ""]
     parts += [f"- **{p.name}**: {p.describe()}; its own report: [{p.folder}/balance.md]"
               f"({p.folder}/balance.md)" for p in populations]
     for r in robust:
@@ -269,6 +325,9 @@ def populations_markdown(robust, populations, header: list[str], plots: list[Pat
                   "| seat | " + " | ".join(r.populations) + " | verdict |",
                   "| ---: |" + " ---: |" * len(r.populations) + " --- |"]
         parts += ["| " + " | ".join(row) + " |" for row in seat_rows(r)]
+        fix = next((f for f in fixes or [] if f.players == r.players), None)
+        if fix is not None:
+            parts += [""] + fix_sections(fix, populations)
     parts += ["", "## Plots", ""] + [f"![{p.stem}]({p.name})" for p in plots] + [""]
     parts += [f"samsim {samsim.__version__}", ""]
     return "\n".join(parts)
@@ -298,9 +357,10 @@ def populations_plot(robust, out: Path) -> Path:
     return _save(plt, fig, out / "seats_by_population.png")
 
 
-def write_populations(measured, robust, populations, header: list[str], out) -> list[Path]:
-    """The report across populations (balance.md, seats_by_population.png) and each population's
-    own report in a folder of its name."""
+def write_populations(measured, robust, populations, header: list[str], out, fixes=None,
+                      fair: str | None = None) -> list[Path]:
+    """The report across populations (balance.md, seats_by_population.png), each population's
+    own report in a folder of its name, and with a fix the data file that holds it (fair.toml)."""
     from samsim.runs.results import prepare_output_dir, write_text
 
     out = prepare_output_dir(out)
@@ -309,7 +369,10 @@ def write_populations(measured, robust, populations, header: list[str], out) -> 
         own = [f"population {population.name}: {population.describe()}", *header]
         written += write_balance(measured[population.name], own, out / population.folder)
     plot = populations_plot(robust, out)
-    path = write_text(out / "balance.md", populations_markdown(robust, populations, header, [plot]))
+    path = write_text(out / "balance.md", populations_markdown(robust, populations, header, [plot],
+                                                               fixes))
+    if fair is not None:
+        written.insert(0, write_text(out / "fair.toml", fair))
     return [path, plot, *written]
 
 

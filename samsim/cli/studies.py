@@ -127,6 +127,14 @@ def balance(
     margin: Annotated[float, typer.Option(
         help="With --populations: a seat within this many points of win rate of 1/N under "
              "every population is called fair (none found).")] = 2.0,
+    fix: Annotated[bool, typer.Option(
+        "--fix", help="Also search the seat rules that make each player count fair (tie-breaker "
+                      "start, price-tie order, coins per seat) under every population, confirm "
+                      "the best on fresh deals with --games games, and write it as a data file "
+                      "for --rules (DIR/report/fair.toml). Implies --populations default unless "
+                      "given.")] = False,
+    fix_games: Annotated[int, typer.Option(
+        help="With --fix: games per candidate rule and population in the search.")] = 5000,
     rules: RulesOption = None,
     threads: ThreadsOption = None,
     out: Annotated[Optional[Path], typer.Option(
@@ -157,12 +165,19 @@ def balance(
         if not 0 < margin < 100:
             raise ValueError(f"--margin must be between 0 and 100 points of win rate, got "
                              f"{margin:g}")
+        if fix and (strategy is not None or pool is not None):
+            raise ValueError("--fix goes with --populations (a fair rule must be fair whoever "
+                             "plays): drop --strategy/--pool, or name them in --populations")
+        if fix_games < 1:
+            raise ValueError(f"--fix-games must be positive, got {fix_games}")
+        if fix and populations is None:
+            populations = "default"
         if populations is not None:
             from samsim.engine.populations import DEFAULT, parse_populations
 
             chosen = parse_populations(DEFAULT if populations.strip() == "default" else populations)
             _balance_populations(counts, games, seed, chosen, margin, data, threads, out, resume,
-                                 overwrite)
+                                 overwrite, fix_games=fix_games if fix else None)
             return
         strategy = "greedy" if strategy is None else strategy
         members = parse_specs(pool, "--pool") if pool is not None else None
@@ -207,11 +222,12 @@ def _compare(specs, players, games, seed, field, data, threads, margin, edge, ba
 
 
 def _balance_populations(counts, games, seed, chosen, margin, data, threads, out, resume,
-                         overwrite, report=None, header=None):
+                         overwrite, report=None, header=None, fix_games=None):
     """``samsim balance --populations``: each population's runs under ``out/<name>/``, one
     progress bar over all of them, the verdicts across them, the report in ``report`` (default
-    ``out/report``)."""
+    ``out/report``); with ``fix_games``, the search for fair seat rules (``out/fix/``) too."""
     from samsim.analysis import balance as balancing
+    from samsim.analysis import fix as fixing
     from samsim.analysis.balance_report import print_populations, write_populations
     from samsim.analysis.report import data_note
 
@@ -222,13 +238,28 @@ def _balance_populations(counts, games, seed, chosen, margin, data, threads, out
             chosen, counts, games, seed, margin, data, threads, out, resume, overwrite,
             status=lambda name, n: bar.next_run(f"{name}, {n} players"),
             progress=bar.run_progress)
+    fixes, fair = None, None
+    if fix_games is not None:
+        total = fixing.games_planned(chosen, counts, fix_games, games)
+        with Bar("fix (at most)", total, [i for plan in plans for _, s, _ in plan for i in s.infos]
+                 ) as bar:
+            bar.begin()
+            fixes, fair = fixing.run(data, chosen, counts, fix_games, games, seed, margin, out,
+                                     threads, resume, overwrite, status=bar.next_run,
+                                     progress=bar.run_progress)
     who = f"{len(chosen)} populations; {games:,} games per population and player count"
     lines = header(who) if header else [f"{who}, seed {seed}", data_note(data),
                                         f"samsim {samsim.__version__}"]
     if report is None and out is not None:
         report = Path(out) / "report"
-    written = write_populations(measured, robust, chosen, lines, report) if report else []
-    print_populations(robust, chosen, lines, console)
+    written = write_populations(measured, robust, chosen, lines, report, fixes, fair) \
+        if report else []
+    print_populations(robust, chosen, lines, console, fixes)
+    if fair is not None and not report:
+        console.print("The fair seat rules (add --out DIR to keep them as a data file for "
+                      "--rules):", markup=False)
+        console.print(fair[fair.index("[seats]"):] if "[seats]" in fair else "(none needed)",
+                      markup=False)
     print_written(written)
 
 
@@ -338,7 +369,8 @@ def _run_balance(exp, data, results_dir, threads, resume, overwrite) -> None:
         _balance_populations(exp.players, exp.games, exp.seed, exp.populations, exp.margin, data,
                              threads, Path(results_dir) / exp.name, resume, overwrite,
                              report=exp.report_dir(results_dir),
-                             header=lambda who: _experiment_header(exp, data, who))
+                             header=lambda who: _experiment_header(exp, data, who),
+                             fix_games=exp.fix_games)
         return
     measured = _balance(exp.players, exp.games, exp.seed, exp.strategy, exp.pool, data, threads,
                         Path(results_dir) / exp.name, resume, overwrite)

@@ -26,6 +26,8 @@ writes the report to ``results/NAME/report/``. ``kind`` says which question (def
     strategy = "greedy"            # in every seat (or pool = [...], a balanced design) ...
     populations = ["random", "greedy", "pool", "mine.toml"]  # ... or several populations
     margin = 2.0                   # with populations: points of win rate a fair seat may be off
+    fix = true                     # with populations: search fair seat rules (samsim balance --fix)
+    fix_games = 5000               # games per candidate rule and population in that search
 
     # compare: samsim compare (and sensitivity)
     strategies = ["undercut", "greedy", "saver"]   # the strategies compared
@@ -53,7 +55,7 @@ from pathlib import Path
 COMMON = {"description", "kind", "players", "games", "seed", "rules"}
 COMPARE = {"strategies", "field", "sequential", "edge", "batch_games", "deals", "margin"}
 KEYS = {"simulate": COMMON | {"pool", "strategies", "record", "chunk_size"},
-        "balance": COMMON | {"strategy", "pool", "populations", "margin"},
+        "balance": COMMON | {"strategy", "pool", "populations", "margin", "fix", "fix_games"},
         "compare": COMMON | COMPARE,
         "sensitivity": COMMON | COMPARE | {"variants", "balance_games"}}
 
@@ -86,6 +88,7 @@ class Experiment:
     variants: list[Path] = field(default_factory=list)
     balance_games: int = 20000
     populations: list | None = None  # samsim.engine.populations.Population, checked
+    fix_games: int | None = None  # games per candidate of the fair-rules search; None: no search
 
     def run_dir(self, root: Path, players: int) -> Path:
         return Path(root) / self.name / f"{players}p"
@@ -204,8 +207,15 @@ def _balance_keys(doc, exp: Experiment, where: str) -> None:
             exp.populations = parse_populations(",".join(resolved))
         except ValueError as error:
             raise ExperimentError(f"{where}: {error}") from None
-    elif "margin" in doc:
-        raise ExperimentError(f"{where}: margin goes with populations (the seat verdicts)")
+    elif "margin" in doc or "fix" in doc:
+        raise ExperimentError(f"{where}: {'margin' if 'margin' in doc else 'fix'} goes with "
+                              f"populations (the seat verdicts)")
+    if "fix" in doc and not isinstance(doc["fix"], bool):
+        raise ExperimentError(f"{where}: fix must be true or false")
+    if "fix_games" in doc and not doc.get("fix"):
+        raise ExperimentError(f"{where}: fix_games goes with fix = true")
+    if doc.get("fix"):
+        exp.fix_games = _whole(doc, "fix_games", 1, 10**9, where) if "fix_games" in doc else 5000
     if "margin" in doc:
         value = doc["margin"]
         if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0 < value < 100:
