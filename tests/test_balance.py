@@ -221,3 +221,25 @@ def test_the_balance_command_writes_its_report(tmp_path):
                             "fixed", "--out", str(out)], capture_output=True, text=True,
                            timeout=900, cwd=tmp_path)
     assert again.returncode == 2 and "--resume" in again.stderr  # nothing is overwritten unasked
+
+
+def test_schedule_gains_and_skill_describe_the_games(tmp_path):
+    """The tie-breaker's schedule follows the card (start, one seat per round; tourists first one
+    seat counter-clockwise); each round's gains sum to zero over the seats (each is against the
+    others' mean); skill is measured only where several strategies played, and a strong strategy
+    against a weak one shows a spread and a positive skill share."""
+    from samsim.analysis.balance import gains, schedule, skill
+    from samsim.runs import results as runs
+
+    sched = schedule(4, 1, False, 12, {6, 12})
+    assert sched["tiles_first"].tolist() == [(1 + r) % 4 for r in range(12)]
+    assert sched["tourists_first"].tolist() == [r % 4 for r in range(12)]
+    assert sched["double"].sum() == 2
+    assert schedule(5, 0, True, 12, set())["tourists_first"].tolist() == [r % 5 for r in range(12)]
+    runs.run_simulation(400, 4, seed=2, strategies=["greedy", "random", "greedy", "random"],
+                        record=("rounds",), out=tmp_path / "run")
+    results, rounds = runs.load(tmp_path / "run"), runs.load(tmp_path / "run", "rounds")
+    assert abs(gains(rounds).sum(axis=1)).max() < 1e-9
+    s = skill(results)
+    assert s["strongest"] == "greedy" and s["spread"] > 10 and 0 < s["skill_share"] < 1
+    assert skill(results[results["strategy"] == "greedy"].assign(strategy="greedy")) is None

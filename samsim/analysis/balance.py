@@ -68,6 +68,9 @@ class PlayerCount:
     associations: int = 0  # association intervals of this player count (the Bonferroni family)
     design: str = ""  # who played, and for a pool how often each two met
     findings: Findings = field(default_factory=lambda: Findings([], [], []))
+    gains: pd.DataFrame = None  # round x seat: coins earned that round minus the other seats' mean
+    seat_ties: pd.DataFrame = None  # per seat: ties won and lost per game, by kind
+    skill: dict | None = None  # with several strategies seated (``skill``)
 
     @property
     def association_confidence(self) -> float:
@@ -239,7 +242,73 @@ def measure(results: pd.DataFrame, rounds: pd.DataFrame, data: GameData) -> Play
                         results["score"].value_counts().sort_index(), m)
     count.findings = findings(count)
     count.design = design_line(results)
+    count.gains = gains(rounds)
+    count.seat_ties = results.groupby("seat")[[f"{k}_ties_{w}" for k in ("build", "price")
+                                               for w in ("won", "lost")]].mean()
+    count.skill = skill(results)
     return count
+
+
+def gains(rounds: pd.DataFrame) -> pd.DataFrame:
+    """Coins each seat earns in each round, minus the mean of the other seats (round x seat):
+    where a seat's advantage is made."""
+    income = rounds.sort_values(["game", "seat", "round"])
+    earned = income.groupby(["game", "seat"])["income"].diff().fillna(income["income"])
+    table = earned.groupby([income["round"], income["seat"]]).mean().unstack("seat")
+    n = table.shape[1]
+    others = (table.sum(axis=1).to_numpy()[:, None] - table) / (n - 1)
+    return table - others
+
+
+def skill(results: pd.DataFrame) -> dict | None:
+    """How much is skill and how much is luck, where several strategies played: the win-rate
+    spread between the strongest and the weakest (points), the share of the final scores' spread
+    within a game that the strategies seated explain (their between-strategy share of the
+    within-game variance: skill) and the share of all score variance that lies between games
+    (the deal, and who sat at the table). None with one strategy."""
+    names = results["strategy"].astype(str)
+    if names.nunique() < 2:
+        return None
+    rate = results.groupby(names)["win_credit"].mean().sort_values()
+    score = results["score"].astype(float)
+    within = score - score.groupby(results["game"]).transform("mean")
+    by_strategy = within.groupby(names).transform("mean")
+    total = float(((score - score.mean()) ** 2).sum())
+    return {"strongest": str(rate.index[-1]), "weakest": str(rate.index[0]),
+            "spread": 100 * float(rate.iloc[-1] - rate.iloc[0]),
+            "skill_share": float((by_strategy ** 2).sum() / (within ** 2).sum()),
+            "deal_share": float(1 - (within ** 2).sum() / total) if total else 0.0}
+
+
+def schedule(players: int, start: int, clockwise: bool, rounds: int, doubles) -> pd.DataFrame:
+    """Per round: where the tie-breaker card lies (t: before seat t), the seat first in tile
+    offers among equal bids (t) and first in tourist offers among equal prices (t - 1, or t
+    where price ties go clockwise); ``double``: the rounds with double arrivals."""
+    t = [(start + r) % players for r in range(rounds)]
+    return pd.DataFrame({"round": range(1, rounds + 1), "t": t, "tiles_first": t,
+                         "tourists_first": [x if clockwise else (x - 1) % players for x in t],
+                         "double": [r + 1 in doubles for r in range(rounds)]})
+
+
+def explain(players: int, seat: int, count: "PlayerCount", data: GameData, top: int = 3) -> str:
+    """Where a seat's effect under one population comes from: the rounds in which it earns most
+    against the others (the double rounds?), its ties won and lost per game against the average
+    seat, and where the tie-breaker card puts it first."""
+    c = data.components
+    g = count.gains[seat].sort_values(key=lambda x: -x.abs())
+    rounds = ", ".join(f"{int(r)} ({v:+.1f})" for r, v in g.head(top).items())
+    ties = count.seat_ties
+    rel = ties.loc[seat] - ties.mean()
+    sched = schedule(players, int(c.tiebreak_start[players]), bool(c.price_clockwise[players]),
+                     c.rounds, set(np.flatnonzero(c.round_factor > 1) + 1))
+    tiles = [int(r) for r in sched.loc[sched["tiles_first"] == seat, "round"]]
+    tourists = [int(r) for r in sched.loc[sched["tourists_first"] == seat, "round"]]
+    return (f"its earnings differ most from the other seats' in rounds {rounds} coins; ties won "
+            f"/ lost per game against the average seat: equal bids {rel['build_ties_won']:+.2f} / "
+            f"{rel['build_ties_lost']:+.2f}, equal prices {rel['price_ties_won']:+.2f} / "
+            f"{rel['price_ties_lost']:+.2f}; the card puts it first for tiles in rounds "
+            f"{', '.join(map(str, tiles)) or '–'} and for tourists in rounds "
+            f"{', '.join(map(str, tourists)) or '–'}")
 
 
 def design_line(results: pd.DataFrame) -> str:
@@ -415,5 +484,6 @@ def run_populations(populations, players=(3, 4, 5, 6), games: int = 20_000, seed
 
 __all__ = ["ALPHA", "Findings", "PlayerCount", "adjust", "association_count", "buyer_difference",
            "findings", "lineups", "market", "measure", "money", "run", "Robustness", "robustness",
+           "explain", "gains", "schedule", "skill",
            "run_populations", "seats", "tie_kinds", "ties",
            "tiles", "worst_seat"]

@@ -307,8 +307,46 @@ def _robust_note(populations) -> str:
                               n=len(populations))
 
 
+def why_sections(r, measured, populations, data) -> list[str]:
+    """Where one player count's robust effects come from (per population), the tie-breaker's
+    schedule, and skill against luck where several strategies played."""
+    from samsim.analysis.balance import explain, schedule
+
+    c = data.components
+    doubles = [int(x) + 1 for x in np.flatnonzero(c.round_factor > 1)]
+    sched = schedule(r.players, int(c.tiebreak_start[r.players]),
+                     bool(c.price_clockwise[r.players]), c.rounds, set(doubles))
+    parts = ["", f"Tie-breaker schedule (double rounds {', '.join(map(str, doubles))} in bold): "
+                 f"the first seat among equal bids (tiles) and among equal prices (tourists).", "",
+             "| round | " + " | ".join(f"**{x}**" if d else str(x) for x, d in
+                                      zip(sched["round"], sched["double"])) + " |",
+             "| --- |" + " ---: |" * len(sched),
+             "| tiles first | " + " | ".join(map(str, sched["tiles_first"])) + " |",
+             "| tourists first | " + " | ".join(map(str, sched["tourists_first"])) + " |"]
+    robust = [v for v in r.seats if v.verdict == "robust"]
+    if robust:
+        parts += ["", "Why (each robust seat, under each population; coins earned in a round "
+                      "against the other seats' mean, and ties: descriptions of the games, "
+                      "not causes on their own):", ""]
+        for v in robust:
+            for p in populations:
+                count = measured[p.name][[c.players for c in measured[p.name]].index(r.players)]
+                parts.append(f"- seat {v.seat}, {p.name}: {explain(r.players, v.seat, count, data)}")
+    skilled = [(p, next(c for c in measured[p.name] if c.players == r.players).skill)
+               for p in populations]
+    skilled = [(p, s) for p, s in skilled if s]
+    if skilled:
+        parts += ["", "Skill and luck:", ""]
+        parts += [f"- {p.name}: {s['strongest']} wins {s['spread']:.1f} points more often than "
+                  f"{s['weakest']}; the strategies seated explain {100 * s['skill_share']:.0f}% "
+                  f"of the spread of final money within a game (the rest: the deal, the seat, "
+                  f"the tie-breaks); {100 * s['deal_share']:.0f}% of all the variance of final "
+                  f"money lies between games" for p, s in skilled]
+    return parts
+
+
 def populations_markdown(robust, populations, header: list[str], plots: list[Path],
-                         fixes=None) -> str:
+                         fixes=None, measured=None, data=None) -> str:
     columns = HEADLINE + (FIX_HEADLINE if fixes else ())
     parts = ["# Balance report", ""] + [f"- {line}" for line in header] + [
         "", "## Is the game fair?", "", "| " + " | ".join(columns) + " |",
@@ -325,6 +363,8 @@ def populations_markdown(robust, populations, header: list[str], plots: list[Pat
                   "| seat | " + " | ".join(r.populations) + " | verdict |",
                   "| ---: |" + " ---: |" * len(r.populations) + " --- |"]
         parts += ["| " + " | ".join(row) + " |" for row in seat_rows(r)]
+        if measured is not None:
+            parts += why_sections(r, measured, populations, data)
         fix = next((f for f in fixes or [] if f.players == r.players), None)
         if fix is not None:
             parts += [""] + fix_sections(fix, populations)
@@ -358,7 +398,7 @@ def populations_plot(robust, out: Path) -> Path:
 
 
 def write_populations(measured, robust, populations, header: list[str], out, fixes=None,
-                      fair: str | None = None) -> list[Path]:
+                      fair: str | None = None, data=None) -> list[Path]:
     """The report across populations (balance.md, seats_by_population.png), each population's
     own report in a folder of its name, and with a fix the data file that holds it (fair.toml)."""
     from samsim.runs.results import prepare_output_dir, write_text
@@ -369,8 +409,8 @@ def write_populations(measured, robust, populations, header: list[str], out, fix
         own = [f"population {population.name}: {population.describe()}", *header]
         written += write_balance(measured[population.name], own, out / population.folder)
     plot = populations_plot(robust, out)
-    path = write_text(out / "balance.md", populations_markdown(robust, populations, header, [plot],
-                                                               fixes))
+    path = write_text(out / "balance.md", populations_markdown(
+        robust, populations, header, [plot], fixes, measured if data is not None else None, data))
     if fair is not None:
         written.insert(0, write_text(out / "fair.toml", fair))
     return [path, plot, *written]

@@ -252,7 +252,7 @@ def _balance_populations(counts, games, seed, chosen, margin, data, threads, out
                                         f"samsim {samsim.__version__}"]
     if report is None and out is not None:
         report = Path(out) / "report"
-    written = write_populations(measured, robust, chosen, lines, report, fixes, fair) \
+    written = write_populations(measured, robust, chosen, lines, report, fixes, fair, data) \
         if report else []
     print_populations(robust, chosen, lines, console, fixes)
     if fair is not None and not report:
