@@ -126,3 +126,17 @@ def test_an_experiment_asks_for_the_fix(tmp_path):
         path.write_text(head + body)
         with pytest.raises(ExperimentError, match=message):
             load(path)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("players, seat", [(3, 2), (5, 1), (6, 4)])
+def test_a_planted_advantage_is_given_back_at_every_player_count(tmp_path, players, seat):
+    money = [0] * players
+    money[seat] = 15
+    path = tmp_path / "plus15.toml"
+    path.write_text(DEFAULT_TEXT + f"\n[seats]\nmoney = {{{players} = {money}}}\n", encoding="utf-8")
+    data = components.load(path)
+    fixes, _ = fixing.run(data, RANDOM, (players,), 6000, 20000, 11, 2.0)
+    change = np.subtract(fixes[0].best.money, fixes[0].given.money)
+    assert -20 <= change[seat] <= -10 and np.abs(np.delete(change, seat)).max() <= 4, change
+    assert fixes[0].verdict != "robust"

@@ -111,6 +111,13 @@ class Fix:
         return table_verdict(self.seats)
 
     @property
+    def games_played(self) -> int:
+        """Games the search and the confirmation played (the tie screen holds the unchanged
+        rule, the money stage's first step repeats one of the screen's)."""
+        steps = [*self.ties, *self.money[1:], self.confirm]
+        return int(sum(st.games.sum() for st in steps))
+
+    @property
     def change(self) -> str:
         return self.best.describe(self.given)
 

@@ -248,6 +248,9 @@ def _balance_populations(counts, games, seed, chosen, margin, data, threads, out
                                      threads, resume, overwrite, status=bar.next_run,
                                      progress=bar.run_progress)
     who = f"{len(chosen)} populations; {games:,} games per population and player count"
+    if fixes:
+        who += (f"; the fix: {fix_games:,} games per candidate rule and population, "
+                f"{sum(f.games_played for f in fixes):,} games in all")
     lines = header(who) if header else [f"{who}, seed {seed}", data_note(data),
                                         f"samsim {samsim.__version__}"]
     if report is None and out is not None:
