@@ -40,6 +40,8 @@ def test_a_planted_advantage_is_robust_and_the_fix_gives_it_back(tmp_path):
     assert np.abs(change[1:]).max() <= 4, change
     assert f.verdict != "robust" and max(abs(v.deviation[0]) for v in f.seats) < 2.5
     assert 0.5 < f.slope < 1.5  # points of win rate per coin: a coin is worth having
+    assert f.improves and f.fairer.all() and f.proposal == f.best
+    assert (tmp_path / "out" / "fix" / "4p" / "given" / "random" / "run.json").exists()
     fair = tmp_path / "fair.toml"
     fair.write_text(text, encoding="utf-8")
     assert fixing.given_rule(components.load(fair), 4) == f.best
@@ -70,6 +72,20 @@ def test_the_compensation_fit_recovers_a_planted_line():
     assert fitted == pytest.approx(slope)
     assert target == pytest.approx(-a / slope)
     assert fixing._normalised(target, np.full(4, -25)) == (-14, 0, 2, 4)  # median seat: none
+
+
+def test_a_rule_no_fairer_on_fresh_deals_than_the_given_one_is_not_proposed():
+    """The search's best can flatter itself on the deals it was chosen on; only a confirmation
+    below the given rules' imbalance on unseen deals makes it the proposal."""
+    given, best = Rule(0, False, (0, 0, 0)), Rule(0, False, (1, -8, 0))
+    fair, off = [[0.2, -0.1, -0.1], [4.0, -2.0, -2.0]], [[3.0, -3.0, 0.0], [1.0, -0.5, -0.5]]
+    f = fixing.Fix(3, given, [], [], 0.9, best, _step(best, off), _step(given, fair), 2.0)
+    assert list(f.fairer) == [False, True]
+    assert f.improves == (f.confirm.imbalance < f.before.imbalance)
+    worse = fixing.Fix(3, given, [], [], 0.9, best, _step(best, [[3.0, -3.0, 0.0]] * 2),
+                       _step(given, [[0.2, -0.1, -0.1]] * 2), 2.0)
+    assert not worse.improves and worse.proposal == given
+    assert worse.change.startswith("as given (the best found, coins +1, -8, +0, was no fairer")
 
 
 def test_a_tie_rule_is_changed_only_when_it_beats_the_given_one_beyond_noise():

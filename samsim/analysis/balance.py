@@ -439,6 +439,7 @@ class Robustness:
     games: list[int]
     margin: float  # points of win rate
     seats: list  # SeatVerdict per seat
+    wins: np.ndarray  # [population, seat]: win credit
 
     @property
     def verdict(self) -> str:
@@ -459,7 +460,7 @@ def robustness(measured: dict[str, list[PlayerCount]], margin: float) -> list[Ro
         wins = np.array([c.seats["wins"].to_numpy() for c in counts])
         games = [c.games for c in counts]
         out.append(Robustness(first.players, names, games, margin,
-                              seat_verdicts(wins, games, margin, ALPHA)))
+                              seat_verdicts(wins, games, margin, ALPHA), wins))
     return out
 
 

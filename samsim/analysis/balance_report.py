@@ -225,26 +225,42 @@ def headline_rows(robust, fixes=None) -> list[list[str]]:
     rows = [[str(r.players), r.verdict, _effect(r),
              ", ".join(str(v.seat) for v in r.seats if v.verdict == "depends on the players")
              or "–", f"±{r.margin:g}"] for r in robust]
-    for row, f in zip(rows, fixes or []):
-        worst = max(abs(d) for v in f.seats for d in v.deviation)
-        row += [f.change, f"{f.verdict}; largest {worst:.1f} points; equal chances "
-                          f"{format_p(min(f.equal_p), 'p')} at power {min(f.power):.0%}"]
+    for row, r, f in zip(rows, robust, fixes or []):
+        row += [f.change, _fix_outcome(f, r.populations)]
     return rows
+
+
+def _fix_outcome(f, populations: list[str]) -> str:
+    """The best rule on fresh deals against the given one on its own: imbalance, under which
+    populations it is fairer, its verdict and its worst seat."""
+    worst = max(abs(d) for v in f.seats for d in v.deviation)
+    names = [p for p, better in zip(populations, f.fairer) if not better]
+    fairer = (f"fairer under {int(f.fairer.sum())} of {len(f.fairer)} populations"
+              + (f" (not {', '.join(names)})" if names else ""))
+    return (f"imbalance {f.before.imbalance:,.0f} → {f.confirm.imbalance:,.0f}; {fairer}; "
+            f"{f.verdict}; largest {worst:.1f} points; equal chances "
+            f"{format_p(min(f.equal_p), 'p')} at power {min(f.power):.0%}")
 
 
 HEADLINE = ("players", "verdict", "robust seat effects, points (over the populations)",
             "seats that depend on the players", "margin")
-FIX_HEADLINE = ("fix (seat rules)", "with the fix, fresh deals")
+FIX_HEADLINE = ("fix (seat rules)", "the fix against the given rules, fresh deals")
 
 
 def fix_note(fixes) -> str:
     return (f"The fix is the least imbalanced of the seat rules tried on common deals (every "
             f"tie-breaker start and price-tie order, then coins per seat by Newton steps on the "
             f"slope of win rate per coin), played again on fresh deals ({int(fixes[0].confirm.games[0]):,} "
-            f"games per population) and judged as above. Equal chances: the lowest p over the "
+            f"games per population) and judged as above. Imbalance: the equal-chances chi-square "
+            f"averaged over the populations ({fixes[0].players - 1} at {fixes[0].players} players "
+            f"when fair; N - 1 at N), of the given rules on the balance run's deals and of the fix "
+            f"on its own: the fix is proposed only if it is lower, and it is fairer under a "
+            f"population when that population's own chi-square is lower. Populations that "
+            f"disagree cannot all be pleased by one rule: the average weighs most those with the "
+            f"largest effects. Equal chances: the lowest p over the "
             f"populations, and the test's power there to see one seat off by the margin "
             f"(±{fixes[0].margin:g} points); without power, no rejection is no evidence. The "
-            f"variant is fair.toml: pass it with --rules.")
+            f"proposals are fair.toml: pass it with --rules.")
 
 
 def fix_sections(f, populations) -> list[str]:
@@ -265,15 +281,18 @@ def fix_sections(f, populations) -> list[str]:
     parts += [f"| {', '.join(f'{c:+d}' for c in (np.subtract(st.rule.money, f.given.money)))} | "
               f"{st.imbalance:,.1f} | {', '.join(f'{d:+.1f}' for d in st.deviation.mean(axis=0))} |"
               for st in f.money]
-    parts += ["", f"Confirmation on fresh deals, seat win rate − 1/N, points (simultaneous "
-                  f"interval): {f.verdict}.", "",
+    parts += ["", f"Confirmation on fresh deals of the best rule found ({f.best.describe(f.given)}), "
+                  f"seat win rate − 1/N, points (simultaneous interval): {f.verdict}; imbalance "
+                  f"{f.confirm.imbalance:,.1f} against {f.before.imbalance:,.1f} for the given "
+                  f"rules{'' if f.improves else ': not proposed'}.", "",
               "| seat | " + " | ".join(names) + " | verdict |",
               "| ---: |" + " ---: |" * len(names) + " --- |"]
     parts += ["| " + " | ".join(row) + " |" for row in seat_rows(f)]
-    parts += ["", "| population | games | equal chances | power at the margin |",
-              "| --- | ---: | ---: | ---: |"]
-    parts += [f"| {n} | {int(g):,} | {format_p(p, 'p')} | {w:.0%} |"
-              for n, g, p, w in zip(names, f.confirm.games, f.equal_p, f.power)]
+    parts += ["", "| population | games | equal chances | power at the margin | chi-square, "
+                  "given rules | chi-square, this rule |", "| --- | ---: | ---: | ---: | ---: | ---: |"]
+    parts += [f"| {n} | {int(g):,} | {format_p(p, 'p')} | {w:.0%} | {b:,.1f} | {c:,.1f} |"
+              for n, g, p, w, b, c in zip(names, f.confirm.games, f.equal_p, f.power,
+                                          f.before.chi_squares, f.confirm.chi_squares)]
     return parts + [""]
 
 

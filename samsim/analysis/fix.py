@@ -19,6 +19,12 @@ on top of the starting money (``money``). A fix is a change of the given data fi
 3. **confirmation**: the chosen variant is played again on fresh deals (another seed), and judged
    as ``samsim balance --populations`` judges the game (``samsim.stats.seats``), with each
    population's equal-chances test and its power at that game count for an effect of the margin.
+   It is proposed only if it is less imbalanced there than the given rules on the balance run's
+   deals (also unseen by the search); otherwise the proposal is the given rules.
+
+The populations can disagree (a seat that mirrors of one bot favour, random play may not), and
+then no single rule suits them all: the average chi-square weighs most the populations with the
+largest effects, and the report says under which populations the proposal is fairer.
 
 The chosen candidate is the least imbalanced of several noisy ones, so its own screen figures
 flatter it (the winner's curse); only the confirmation's figures are reported as the variant's.
@@ -83,11 +89,16 @@ class Step:
         return 100 * (self.wins / self.games[:, None] - 1 / self.wins.shape[1])
 
     @property
-    def imbalance(self) -> float:
-        """The equal-chances chi-square statistic, averaged over the populations (its expectation
-        is N - 1 when every seat's chance is equal)."""
+    def chi_squares(self) -> np.ndarray:
+        """The equal-chances chi-square statistic per population (its expectation is N - 1 when
+        every seat's chance is equal)."""
         expected = self.games[:, None] / self.wins.shape[1]
-        return float((((self.wins - expected) ** 2) / expected).sum(axis=1).mean())
+        return (((self.wins - expected) ** 2) / expected).sum(axis=1)
+
+    @property
+    def imbalance(self) -> float:
+        """``chi_squares`` averaged over the populations: what the search minimises."""
+        return float(self.chi_squares.mean())
 
 
 @dataclass
@@ -101,6 +112,7 @@ class Fix:
     slope: float  # points of win rate per coin, from the probe
     best: Rule
     confirm: Step  # the best rule on fresh deals
+    before: Step  # the given rule on the balance run's deals (fresh to the search too)
     margin: float
     seats: list[SeatVerdict] = field(default_factory=list)
     equal_p: list[float] = field(default_factory=list)  # per population
@@ -118,7 +130,26 @@ class Fix:
         return int(sum(st.games.sum() for st in steps))
 
     @property
+    def fairer(self) -> np.ndarray:
+        """Per population: whether the best rule's chi-square on fresh deals is below the given
+        rule's on its own fresh deals (the balance run)."""
+        return self.confirm.chi_squares < self.before.chi_squares
+
+    @property
+    def improves(self) -> bool:
+        """Whether the best rule is less imbalanced than the given one, both measured on deals
+        the search never saw: only then is it proposed (the winner's curse cannot pass this)."""
+        return self.best != self.given and self.confirm.imbalance < self.before.imbalance
+
+    @property
+    def proposal(self) -> Rule:
+        return self.best if self.improves else self.given
+
+    @property
     def change(self) -> str:
+        if self.best != self.given and not self.improves:
+            return (f"as given (the best found, {self.best.describe(self.given)}, was no fairer "
+                    f"on fresh deals)")
         return self.best.describe(self.given)
 
 
@@ -223,8 +254,11 @@ def _compensation(steps: list[Step], given: Rule) -> tuple[float, np.ndarray]:
 
 def search(data: GameData, populations, players: int, games: int, confirm_games: int,
            seed: int, margin: float, root: Path, threads=None, resume: bool = False,
-           overwrite: bool = False, status=lambda text: None, progress=None) -> Fix:
-    """The search at one player count (module docstring); every run is kept under ``root``."""
+           overwrite: bool = False, status=lambda text: None, progress=None,
+           before: Step | None = None) -> Fix:
+    """The search at one player count (module docstring); every run is kept under ``root``.
+    ``before``: the given rule measured on the balance seed's deals (``confirm_games`` per
+    population), played here when not given."""
     given = given_rule(data, players)
     search_seed = (seed + SEARCH_SEED) % 2**64
     games = max(games, 1)
@@ -266,7 +300,9 @@ def search(data: GameData, populations, players: int, games: int, confirm_games:
         money_steps.append(play(nxt, f"money-step{k + 1}"))
     best = min([base] + money_steps[2:], key=lambda st: st.imbalance).rule
     confirm = play(best, "confirm", confirm_games, (seed + CONFIRM_SEED) % 2**64)
-    fix = Fix(players, given, ties, money_steps, slope, best, confirm, margin)
+    if before is None:
+        before = play(given, "given", confirm_games, seed)
+    fix = Fix(players, given, ties, money_steps, slope, best, confirm, before, margin)
     fix.seats = seat_verdicts(confirm.wins, confirm.games, margin)
     fix.equal_p = [inference.equal_chances(w) for w in confirm.wins]
     fix.power = [inference.equal_chances_power(players, int(g), margin) for g in confirm.games]
@@ -275,15 +311,16 @@ def search(data: GameData, populations, players: int, games: int, confirm_games:
 
 def run(data: GameData, populations, players, games: int, confirm_games: int, seed: int,
         margin: float, out=None, threads=None, resume: bool = False, overwrite: bool = False,
-        status=lambda text: None, progress=None) -> tuple[list[Fix], str]:
+        status=lambda text: None, progress=None, before=None) -> tuple[list[Fix], str]:
     """``search`` at each player count, runs under ``out/fix/<N>p/`` (or a temporary folder);
-    returns the fixes and the text of the data file that holds all of them."""
+    returns the fixes and the text of the data file that holds every proposal. ``before``: per
+    player count, the given rule's ``Step`` from the balance run, if it was played."""
     with tempfile.TemporaryDirectory(prefix="samsim-fix-") as tmp:
         root = Path(out) / "fix" if out is not None else Path(tmp)
         fixes = [search(data, populations, n, games, confirm_games, seed, margin,
-                        root / f"{n}p", threads, resume, overwrite, status, progress)
-                 for n in players]
-    return fixes, variant_text(data, {f.players: f.best for f in fixes})
+                        root / f"{n}p", threads, resume, overwrite, status, progress, b)
+                 for n, b in zip(players, before or [None] * len(players))]
+    return fixes, variant_text(data, {f.players: f.proposal for f in fixes})
 
 
 def games_planned(populations, players, games: int, confirm_games: int) -> int:

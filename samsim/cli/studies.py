@@ -244,9 +244,13 @@ def _balance_populations(counts, games, seed, chosen, margin, data, threads, out
         with Bar("fix (at most)", total, [i for plan in plans for _, s, _ in plan for i in s.infos]
                  ) as bar:
             bar.begin()
+            import numpy as np
+
+            before = [fixing.Step(fixing.given_rule(data, r.players), r.wins,
+                                  np.array(r.games, dtype=float)) for r in robust]
             fixes, fair = fixing.run(data, chosen, counts, fix_games, games, seed, margin, out,
                                      threads, resume, overwrite, status=bar.next_run,
-                                     progress=bar.run_progress)
+                                     progress=bar.run_progress, before=before)
     who = f"{len(chosen)} populations; {games:,} games per population and player count"
     if fixes:
         who += (f"; the fix: {fix_games:,} games per candidate rule and population, "
