@@ -40,6 +40,9 @@ from samsim.kernel import events as ev
 from samsim.runs.simulate import simulate
 
 DATA = components.load()
+#: Examples per whole-game property: each plays whole games of a random line-up, player count and
+#: seed; 150 (with hypothesis' shrinking and its database of failures) keeps CI in its time budget.
+EXAMPLES = 150
 C = DATA.components
 PER = C.chips_per_nation
 N_CHIPS = C.n_nations * PER
@@ -585,7 +588,7 @@ def test_default_data_has_the_counts_these_invariants_speak_of():
     assert (N_CHIPS, N_CARDS, N_TILES, C.base_rooms, ROUNDS) == (72, 11, 19, 6, 12)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=EXAMPLES, deadline=None)
 @given(games())
 @example((6, 2**64 - 1, 2**62, {name: 100 for name in PARAM_NAMES}))
 @example((3, 0, 0, {name: 0 for name in PARAM_NAMES}))
@@ -615,7 +618,7 @@ def test_every_round_ends_in_a_consistent_state(game):
 # ------------------------------------------------------------------------------------------------
 # 2. Money accounting, 3. the end of the game
 # ------------------------------------------------------------------------------------------------
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=EXAMPLES, deadline=None)
 @given(games())
 def test_money_is_what_the_log_says_was_earned_and_spent(game):
     """Final money = 25 + HOST payments + POOL_BONUS - BUY prices, per seat; the batch's income,
@@ -636,7 +639,7 @@ def test_money_is_what_the_log_says_was_earned_and_spent(game):
             assert state.tourists_hosted[g, p] == sum(1 for e in of_kind(events, E.HOST) if e[2] == p)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=EXAMPLES, deadline=None)
 @given(games())
 def test_the_game_ends_after_twelve_rounds_with_consistent_ranks(game):
     """check_final on the game, and the replay of its whole log ends in its final snapshot."""
@@ -717,7 +720,7 @@ def test_the_deal_does_not_depend_on_the_policy(game):
 # ------------------------------------------------------------------------------------------------
 # 6. Staff holiday rounds
 # ------------------------------------------------------------------------------------------------
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=EXAMPLES, deadline=None)
 @given(games())
 def test_a_staff_holiday_seat_neither_builds_nor_hosts_and_keeps_its_card(game):
     """Four consecutive games per example, so that some seat rests in almost surely every example
