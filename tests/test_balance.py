@@ -243,3 +243,24 @@ def test_schedule_gains_and_skill_describe_the_games(tmp_path):
     s = skill(results)
     assert s["strongest"] == "greedy" and s["spread"] > 10 and 0 < s["skill_share"] < 1
     assert skill(results[results["strategy"] == "greedy"].assign(strategy="greedy")) is None
+
+
+def test_the_report_explains_robust_seats_and_each_populations_largest_effect():
+    """Robust seats are explained under every population; where effects depend on the players,
+    each population's farthest seat beyond chance; a population with no effect adds nothing."""
+    from samsim.analysis.balance import Robustness
+    from samsim.analysis.balance_report import explained_seats
+    from samsim.stats.seats import seat_verdicts
+
+    games = np.array([20_000, 20_000, 20_000], float)
+    share = np.array([[0.30, 0.20, 0.25, 0.25],   # seat 0 up, seat 1 down: both off
+                      [0.30, 0.25, 0.25, 0.20],   # seat 0 up, seat 3 down
+                      [0.25, 0.25, 0.25, 0.25]])  # fair: nothing to explain
+    wins = share * games[:, None]
+    seats = seat_verdicts(wins, games, 2.0)
+    r = Robustness(4, ["a", "b", "fair"], list(games), 2.0, seats, wins)
+    assert explained_seats(r) == [(0, 0), (0, 1)]  # ties in size go to the lower seat
+    share[2] = [0.29, 0.22, 0.25, 0.24]  # now seat 0 is robust: explained everywhere
+    wins = share * games[:, None]
+    r = Robustness(4, ["a", "b", "c"], list(games), 2.0, seat_verdicts(wins, games, 2.0), wins)
+    assert explained_seats(r) == [(0, 0), (0, 1), (0, 2)]

@@ -326,6 +326,20 @@ def _robust_note(populations) -> str:
                               n=len(populations))
 
 
+def explained_seats(r) -> list[tuple[int, int]]:
+    """(seat, population index) pairs worth explaining at one player count: every robust seat
+    under every population, and under each population the seat farthest from 1/N among those its
+    simultaneous interval places off it (where effects depend on the players, these are the ones
+    a designer asks about)."""
+    pairs = {(v.seat, i) for v in r.seats if v.verdict == "robust"
+             for i in range(len(r.populations))}
+    for i in range(len(r.populations)):
+        off = [v for v in r.seats if v.low[i] > 0 or v.high[i] < 0]
+        if off:
+            pairs.add((max(off, key=lambda v: abs(v.deviation[i])).seat, i))
+    return sorted(pairs)
+
+
 def why_sections(r, measured, populations, data) -> list[str]:
     """Where one player count's robust effects come from (per population), the tie-breaker's
     schedule, and skill against luck where several strategies played."""
@@ -342,15 +356,16 @@ def why_sections(r, measured, populations, data) -> list[str]:
              "| --- |" + " ---: |" * len(sched),
              "| tiles first | " + " | ".join(map(str, sched["tiles_first"])) + " |",
              "| tourists first | " + " | ".join(map(str, sched["tourists_first"])) + " |"]
-    robust = [v for v in r.seats if v.verdict == "robust"]
-    if robust:
-        parts += ["", "Why (each robust seat, under each population; coins earned in a round "
-                      "against the other seats' mean, and ties: descriptions of the games, "
-                      "not causes on their own):", ""]
-        for v in robust:
-            for p in populations:
-                count = measured[p.name][[c.players for c in measured[p.name]].index(r.players)]
-                parts.append(f"- seat {v.seat}, {p.name}: {explain(r.players, v.seat, count, data)}")
+    shown = explained_seats(r)
+    if shown:
+        parts += ["", "Why (each robust seat under each population, and each population's largest "
+                      "seat effect beyond chance; coins earned in a round against the other "
+                      "seats' mean, and ties: descriptions of the games, not causes on their "
+                      "own):", ""]
+        for seat, i in shown:
+            p = populations[i]
+            count = measured[p.name][[c.players for c in measured[p.name]].index(r.players)]
+            parts.append(f"- seat {seat}, {p.name}: {explain(r.players, seat, count, data)}")
     skilled = [(p, next(c for c in measured[p.name] if c.players == r.players).skill)
                for p in populations]
     skilled = [(p, s) for p, s in skilled if s]
