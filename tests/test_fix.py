@@ -155,4 +155,7 @@ def test_a_planted_advantage_is_given_back_at_every_player_count(tmp_path, playe
     fixes, _ = fixing.run(data, RANDOM, (players,), 6000, 20000, 11, 2.0)
     change = np.subtract(fixes[0].best.money, fixes[0].given.money)
     assert -20 <= change[seat] <= -10 and np.abs(np.delete(change, seat)).max() <= 4, change
-    assert fixes[0].verdict != "robust"
+    # Whole coins and the search's own noise leave residuals under a point, which 20,000 games can
+    # still tell from zero: the planted seat is fair within the margin, and so is every seat.
+    assert fixes[0].seats[seat].verdict == "none found"
+    assert max(abs(v.deviation[0]) for v in fixes[0].seats) < 2.0
