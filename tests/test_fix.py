@@ -81,11 +81,17 @@ def test_a_rule_no_fairer_on_fresh_deals_than_the_given_one_is_not_proposed():
     fair, off = [[0.2, -0.1, -0.1], [4.0, -2.0, -2.0]], [[3.0, -3.0, 0.0], [1.0, -0.5, -0.5]]
     f = fixing.Fix(3, given, [], [], 0.9, best, _step(best, off), _step(given, fair), 2.0)
     assert list(f.fairer) == [False, True]
-    assert f.improves == (f.confirm.imbalance < f.before.imbalance)
     worse = fixing.Fix(3, given, [], [], 0.9, best, _step(best, [[3.0, -3.0, 0.0]] * 2),
                        _step(given, [[0.2, -0.1, -0.1]] * 2), 2.0)
     assert not worse.improves and worse.proposal == given
-    assert worse.change.startswith("as given (the best found, coins +1, -8, +0, was no fairer")
+    assert worse.change.startswith("as given (the best found, coins +1, -8, +0, was not fairer")
+    # lower, but by less than the noise of a few hundred games: not proposed either
+    noisy = fixing.Fix(3, given, [], [], 0.9, best, _step(best, [[2.0, -1.0, -1.0]], 300),
+                       _step(given, [[4.0, -2.0, -2.0]], 300), 2.0)
+    assert noisy.confirm.imbalance < noisy.before.imbalance and not noisy.improves
+    better = fixing.Fix(3, given, [], [], 0.9, best, _step(best, [[0.2, -0.1, -0.1]]),
+                        _step(given, [[4.0, -2.0, -2.0]]), 2.0)
+    assert better.improves and better.proposal == best
 
 
 def test_a_tie_rule_is_changed_only_when_it_beats_the_given_one_beyond_noise():

@@ -254,7 +254,7 @@ def fix_note(fixes) -> str:
             f"games per population) and judged as above. Imbalance: the equal-chances chi-square "
             f"averaged over the populations ({fixes[0].players - 1} at {fixes[0].players} players "
             f"when fair; N - 1 at N), of the given rules on the balance run's deals and of the fix "
-            f"on its own: the fix is proposed only if it is lower, and it is fairer under a "
+            f"on its own: the fix is proposed only if it is lower by more than twice the noise of the difference, and it is fairer under a "
             f"population when that population's own chi-square is lower. Populations that "
             f"disagree cannot all be pleased by one rule: the average weighs most those with the "
             f"largest effects. Equal chances: the lowest p over the "

@@ -20,7 +20,8 @@ on top of the starting money (``money``). A fix is a change of the given data fi
    as ``samsim balance --populations`` judges the game (``samsim.stats.seats``), with each
    population's equal-chances test and its power at that game count for an effect of the margin.
    It is proposed only if it is less imbalanced there than the given rules on the balance run's
-   deals (also unseen by the search); otherwise the proposal is the given rules.
+   deals (also unseen by the search), by more than twice the noise of the difference; otherwise
+   the proposal is the given rules.
 
 The populations can disagree (a seat that mirrors of one bot favour, random play may not), and
 then no single rule suits them all: the average chi-square weighs most the populations with the
@@ -100,6 +101,15 @@ class Step:
         """``chi_squares`` averaged over the populations: what the search minimises."""
         return float(self.chi_squares.mean())
 
+    @property
+    def imbalance_sd(self) -> float:
+        """The standard deviation of ``imbalance`` over fresh deals: each population's statistic
+        is noncentral chi-square (variance 2 (df + 2 lambda), lambda estimated by its excess over
+        df), the populations independent."""
+        df = self.wins.shape[1] - 1
+        lam = np.maximum(self.chi_squares - df, 0)
+        return float(np.sqrt((2 * (df + 2 * lam)).sum()) / len(lam))
+
 
 @dataclass
 class Fix:
@@ -137,9 +147,12 @@ class Fix:
 
     @property
     def improves(self) -> bool:
-        """Whether the best rule is less imbalanced than the given one, both measured on deals
-        the search never saw: only then is it proposed (the winner's curse cannot pass this)."""
-        return self.best != self.given and self.confirm.imbalance < self.before.imbalance
+        """Whether the best rule is less imbalanced than the given one by more than twice the
+        noise of that difference, both measured on deals the search never saw: only then is it
+        proposed (neither the winner's curse nor a handful of games can pass this)."""
+        gap = self.before.imbalance - self.confirm.imbalance
+        noise = np.hypot(self.before.imbalance_sd, self.confirm.imbalance_sd)
+        return self.best != self.given and bool(gap > 2 * noise)
 
     @property
     def proposal(self) -> Rule:
@@ -148,8 +161,8 @@ class Fix:
     @property
     def change(self) -> str:
         if self.best != self.given and not self.improves:
-            return (f"as given (the best found, {self.best.describe(self.given)}, was no fairer "
-                    f"on fresh deals)")
+            return (f"as given (the best found, {self.best.describe(self.given)}, was not fairer "
+                    f"beyond noise on fresh deals)")
         return self.best.describe(self.given)
 
 
