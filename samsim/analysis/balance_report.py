@@ -254,8 +254,8 @@ def fix_note(fixes) -> str:
             f"games per population) and judged as above. Imbalance: the equal-chances chi-square "
             f"averaged over the populations ({fixes[0].players - 1} at {fixes[0].players} players "
             f"when fair; N - 1 at N), of the given rules on the balance run's deals and of the fix "
-            f"on its own: the fix is proposed only if it is lower by more than twice the noise of the difference, and it is fairer under a "
-            f"population when that population's own chi-square is lower. Populations that "
+            f"on its own: the fix is proposed only if it is lower by more than twice the noise "
+            f"of the difference, and it is fairer under a population when that population's own chi-square is lower. Populations that "
             f"disagree cannot all be pleased by one rule: the average weighs most those with the "
             f"largest effects. Equal chances: the lowest p over the "
             f"populations, and the test's power there to see one seat off by the margin "
@@ -340,6 +340,11 @@ def explained_seats(r) -> list[tuple[int, int]]:
     return sorted(pairs)
 
 
+def _at(counts, players: int):
+    """A population's measurement at one player count."""
+    return next(c for c in counts if c.players == players)
+
+
 def why_sections(r, measured, populations, data) -> list[str]:
     """Where one player count's robust effects come from (per population), the tie-breaker's
     schedule, and skill against luck where several strategies played."""
@@ -364,10 +369,9 @@ def why_sections(r, measured, populations, data) -> list[str]:
                       "own):", ""]
         for seat, i in shown:
             p = populations[i]
-            count = measured[p.name][[c.players for c in measured[p.name]].index(r.players)]
+            count = _at(measured[p.name], r.players)
             parts.append(f"- seat {seat}, {p.name}: {explain(r.players, seat, count, data)}")
-    skilled = [(p, next(c for c in measured[p.name] if c.players == r.players).skill)
-               for p in populations]
+    skilled = [(p, _at(measured[p.name], r.players).skill) for p in populations]
     skilled = [(p, s) for p, s in skilled if s]
     if skilled:
         parts += ["", "Skill and luck:", ""]
