@@ -3,6 +3,7 @@ and parsing the commands share."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from pathlib import Path
@@ -107,7 +108,38 @@ RulesOption = Annotated[Optional[Path], typer.Option(
 
 
 ThreadsOption = Annotated[Optional[int], typer.Option(
-    help="Threads to use (default: all Numba threads).")]
+    help="Threads to use (default: all Numba threads); with --workers or --scheduler, threads "
+         "of each worker.")]
+
+
+SchedulerOption = Annotated[Optional[str], typer.Option(
+    metavar="ADDRESS", help="Play on the Dask cluster of this scheduler, e.g. "
+                            "tcp://10.0.0.5:8786 (README 'Running on a cluster').")]
+
+
+WorkersOption = Annotated[Optional[int], typer.Option(
+    metavar="N", help="Play on N worker processes of a Dask cluster started on this machine.")]
+
+
+@contextlib.contextmanager
+def playing_on(scheduler: str | None, workers: int | None, threads: int | None):
+    """Inside: games are played on the cluster of --scheduler or --workers, if one is given."""
+    if scheduler is None and workers is None:
+        yield
+        return
+    from samsim.engine.cluster import Cluster, ClusterError
+
+    where = scheduler or f"{workers} local worker process{'es' * (workers != 1)}"
+    with status_console.status(f"Joining the Dask cluster ({where})..."):
+        try:
+            cluster = Cluster(scheduler, workers, threads).__enter__()
+        except ClusterError as error:
+            fail(str(error))
+    try:
+        status_console.print(f"playing on {cluster.describe()}", markup=False)
+        yield
+    finally:
+        cluster.__exit__(None, None, None)
 
 
 def parse_specs(text: str, option: str) -> list[str]:

@@ -12,11 +12,14 @@ import typer
 from samsim.cli.app import (
     DEFAULT_CHUNK,
     RulesOption,
+    SchedulerOption,
     ThreadsOption,
+    WorkersOption,
     app,
     console,
     fail,
     load_rules,
+    playing_on,
     record_option,
     seating,
     status_console,
@@ -42,6 +45,8 @@ def simulate(
         = None,
     rules: RulesOption = None,
     threads: ThreadsOption = None,
+    scheduler: SchedulerOption = None,
+    workers: WorkersOption = None,
     chunk_size: Annotated[int, typer.Option(help="Games played and written per chunk: memory "
                                                  "grows with it, not with --games.")] = DEFAULT_CHUNK,
     out: Annotated[Optional[Path], typer.Option(
@@ -70,8 +75,9 @@ def simulate(
             status_console.print(f"games rounded up to {total:,}: whole passes through the "
                                  f"pool's balanced design of {len(seats.seatings):,} seatings",
                                  markup=False)
-        tally, played, seconds = run_with_bar(total, players, seed, data, seats, chunk_size, threads,
-                                      out, resume, overwrite, recorded)
+        with playing_on(scheduler, workers, threads):
+            tally, played, seconds = run_with_bar(total, players, seed, data, seats, chunk_size,
+                                                  threads, out, resume, overwrite, recorded)
     except (ValueError, OSError) as error:
         fail(str(error))
     print_summary(tally, out, played, seconds)
@@ -148,9 +154,12 @@ def bench(
         "--compile", help="Also time compiling from an empty cache (several minutes).")] = False,
     markdown: Annotated[Optional[Path], typer.Option(metavar="FILE",
                                                      help="Also write the tables here.")] = None,
+    scheduler: SchedulerOption = None,
+    workers: WorkersOption = None,
 ):
-    """Measure this machine: games/s per core for each player count, scaling with threads,
-    speed-up over the reference engine."""
+    """Measure this machine: games/s per core for each player count and for the line-ups users
+    study (random, greedy, undercut, lookahead, the showdown pool), on all threads and on a
+    cluster if given, scaling with threads, speed-up over the reference engine."""
     from rich import box
     from rich.table import Table
 
@@ -161,14 +170,13 @@ def bench(
             raise ValueError("--games and --reference-games must be at least 1")
         if markdown is not None and not markdown.parent.is_dir():
             raise ValueError(f"cannot write {markdown}: folder {markdown.parent} does not exist")
-        with status_console.status("measuring...") as status:
+        with playing_on(scheduler, workers, None), \
+                status_console.status("measuring...") as status:
             result = measure.run(games=games, reference_games=reference_games, compile=compile,
                                  note=lambda text: status.update(f"measuring: {text}"))
     except (ValueError, OSError) as error:
         fail(str(error))
-    per_players, per_threads = measure.tables(result)
-    for headers, rows in ((measure.PLAYER_HEADERS, per_players),
-                          (measure.THREAD_HEADERS, per_threads)):
+    for headers, rows in measure.tables(result):
         table = Table(box=box.SIMPLE_HEAD, show_edge=False)
         for h in headers:
             table.add_column(h, justify="right")
@@ -179,6 +187,8 @@ def bench(
         console.print(f"compile: cold {result.compile['cold']:.1f} s, warm "
                       f"{result.compile['warm']:.1f} s")
     console.print(f"machine: {result.machine}", markup=False)
+    if result.cluster:
+        console.print(f"cluster: {result.cluster}", markup=False)
     if markdown is not None:
         try:
             from samsim.runs.results import write_text

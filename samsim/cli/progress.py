@@ -60,7 +60,9 @@ class Bar:
                                  _Remaining(), console=status_console)
         self.task = self.progress.add_task(label, total=total, start=False)
         fresh = sorted({info.name for info in infos if not engine.compiled([info])})
-        what = ("Compiling the engine (once after an install or upgrade: a few minutes on 2 "
+        what = ("Loading the engine on the cluster's workers (a worker without it in its cache "
+                "compiles it: minutes)..." if engine.cluster.active() else
+                "Compiling the engine (once after an install or upgrade: a few minutes on 2 "
                 "cores)..." if not engine.compiled() else
                 f"Compiling {', '.join(fresh)} (new or edited: seconds)..." if fresh else
                 "Loading the engine...")
@@ -122,10 +124,11 @@ class Bar:
 
 
 def warm_up(players, seed, data, threads, seats) -> None:
-    """Load (or compile) the engine and ``seats``' strategies before the clock starts."""
+    """Load (or compile) the engine and ``seats``' strategies, where the games will be played,
+    before the clock starts."""
     from samsim import engine
 
-    engine.run_batch(1, players, seed, 0, data, threads=threads, strategies=seats)
+    engine.warm_up(players, seed, data, seats, threads)
 
 
 def run_with_bar(games, players, seed, data, seats, chunk_size, threads, out, resume, overwrite, record,

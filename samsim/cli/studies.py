@@ -14,12 +14,15 @@ import samsim
 from samsim.cli.app import (
     DEFAULT_CHUNK,
     RulesOption,
+    SchedulerOption,
     ThreadsOption,
+    WorkersOption,
     app,
     console,
     fail,
     load_rules,
     parse_specs,
+    playing_on,
     print_written,
     quote,
     seating,
@@ -68,6 +71,8 @@ def compare(
         help="With --sequential: games between looks at the data.")] = 20000,
     rules: RulesOption = None,
     threads: ThreadsOption = None,
+    scheduler: SchedulerOption = None,
+    workers: WorkersOption = None,
     out: Annotated[Optional[Path], typer.Option(
         metavar="DIR", help="Also write compare.md, pairs.png, pairs.csv and ranking.csv "
                             "here.")] = None,
@@ -94,8 +99,9 @@ def compare(
         comparing.design(specs, players, field, deals == "duplicate")  # before --out is made
         if out is not None:
             prepare_output_dir(out)
-        result = _compare(specs, players, games, seed, field, data, threads, margin,
-                          edge if sequential else None, batch_games, deals == "duplicate")
+        with playing_on(scheduler, workers, threads):
+            result = _compare(specs, players, games, seed, field, data, threads, margin,
+                              edge if sequential else None, batch_games, deals == "duplicate")
         written = write_comparison(result, out, data_note(data)) if out is not None else []
     except (ValueError, OSError) as error:
         fail(str(error))
@@ -137,6 +143,8 @@ def balance(
         help="With --fix: games per candidate rule and population in the search.")] = 5000,
     rules: RulesOption = None,
     threads: ThreadsOption = None,
+    scheduler: SchedulerOption = None,
+    workers: WorkersOption = None,
     out: Annotated[Optional[Path], typer.Option(
         metavar="DIR", help="Keep the games in DIR/<N>p/ (run folders) and write the report to "
                             "DIR/report/ (balance.md and PNG plots).")] = None,
@@ -176,16 +184,18 @@ def balance(
             from samsim.engine.populations import DEFAULT, parse_populations
 
             chosen = parse_populations(DEFAULT if populations.strip() == "default" else populations)
-            _balance_populations(counts, games, seed, chosen, margin, data, threads, out, resume,
-                                 overwrite, fix_games=fix_games if fix else None)
+            with playing_on(scheduler, workers, threads):
+                _balance_populations(counts, games, seed, chosen, margin, data, threads, out,
+                                     resume, overwrite, fix_games=fix_games if fix else None)
             return
         strategy = "greedy" if strategy is None else strategy
         members = parse_specs(pool, "--pool") if pool is not None else None
         strategy = parse_spec(strategy).spec()  # as labels write it (e.g. greedy@1a2b3c4d)
         members = [parse_spec(s).spec() for s in members] if members is not None else None
         _check_balance_run(games, out, resume, overwrite)
-        measured = _balance(counts, games, seed, strategy, members, data, threads, out, resume,
-                            overwrite)
+        with playing_on(scheduler, workers, threads):
+            measured = _balance(counts, games, seed, strategy, members, data, threads, out,
+                                resume, overwrite)
         who = f"pool {', '.join(members)} seated by a balanced design" if members else \
             f"{strategy} in every seat"
         header = [f"{who}; {games:,} games per player count, seed {seed}", data_note(data),
@@ -336,6 +346,8 @@ def run_experiment(
     results_dir: Annotated[Path, typer.Option(
         "--results", metavar="DIR", help="Where results/NAME/ goes.")] = Path("results"),
     threads: ThreadsOption = None,
+    scheduler: SchedulerOption = None,
+    workers: WorkersOption = None,
     resume: Annotated[bool, typer.Option("--resume", help="Finish an interrupted run.")] = False,
     overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace earlier results.")]
     = False,
@@ -354,7 +366,8 @@ def run_experiment(
     kinds = {"simulate": _run_simulate, "balance": _run_balance, "compare": _run_compare,
              "sensitivity": _run_sensitivity}
     try:
-        kinds[exp.kind](exp, data, results_dir, threads, resume, overwrite)
+        with playing_on(scheduler, workers, threads):
+            kinds[exp.kind](exp, data, results_dir, threads, resume, overwrite)
     except (ValueError, OSError) as error:
         fail(str(error))
     except KeyboardInterrupt:

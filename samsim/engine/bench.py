@@ -1,17 +1,20 @@
 """How fast this machine plays: what ``samsim bench`` measures and prints.
 
 * games/s of the compiled kernel on ONE thread per player count (per core, so the figure does not
-  depend on how many cores the machine has);
-* scaling: games/s at 4 players with 1, 2, 4, ... threads up to all of Numba's threads, and the
-  parallel efficiency (games/s per thread relative to one thread);
+  depend on how many cores the machine has), random in every seat: the engine's own cost;
 * the reference engine's games/s on the same games (it plays the identical games: the equivalence
   tests demand it), and the kernel's speed-up over it;
+* the line-ups users study (``LINEUPS``: random, greedy, undercut, lookahead, the showdown pool) at
+  4 players, per core and on all threads, and what that is against the reference engine playing
+  random: what realistic play costs on this machine; on a Dask cluster too, when one is active
+  (``samsim.engine.cluster``), measured in the same run as the threads it is compared with;
+* scaling: games/s at 4 players with 1, 2, 4, ... threads up to all of Numba's threads, and the
+  parallel efficiency (games/s per thread relative to one thread);
 * optionally, compile time of the first game in a fresh process, with an empty and a warm cache.
 
-Every timed run follows a warm-up (loading the compiled kernel, touching memory), plays the random
-strategy in every seat (the engine's own cost, not a strategy's) and repeats ``repeat`` times,
-keeping the best: a busy machine only ever makes a run slower. Figures from one run are compared
-as ratios; the machine line says what they were measured on.
+Every timed run follows a warm-up (loading the compiled kernel, touching memory) and repeats
+``repeat`` times, keeping the best: a busy machine only ever makes a run slower. Figures from one
+run are compared as ratios; the machine line says what they were measured on.
 """
 
 from __future__ import annotations
@@ -37,11 +40,26 @@ print(json.dumps({"import": t1 - t0, "first_call": t2 - t1}))
 """
 
 
+#: The line-ups ``samsim bench`` times at 4 players: a name, the strategies (one for every seat,
+#: or a pool seated by its balanced design) and the share of ``games`` they play (slow play, fewer
+#: games). The pool is the showdown's (experiments/showdown.toml): every library strategy but random.
+SHOWDOWN_POOL = ("lookahead", "holiday", "undercut", "weighted", "greedy", "fixed", "builder",
+                 "saver")
+LINEUPS = {"random": ("random", 1), "greedy": ("greedy", 1 / 8), "undercut": ("undercut", 1 / 4),
+           "lookahead": ("lookahead", 1 / 50), "showdown pool": (SHOWDOWN_POOL, 1 / 10)}
+#: Chunks a line-up's games are cut into: enough to keep every thread or worker busy to the end.
+CHUNKS = 16
+
+
 @dataclass
 class BenchResult:
     kernel: dict[int, float] = field(default_factory=dict)  # players -> games/s, 1 thread
     reference: dict[int, float] = field(default_factory=dict)  # players -> games/s
     scaling: dict[int, float] = field(default_factory=dict)  # threads -> games/s, 4 players
+    #: line-up -> {"1 thread": games/s, "all threads": ..., "cluster": ...}, 4 players
+    lineups: dict[str, dict[str, float]] = field(default_factory=dict)
+    threads: int = 0  # what "all threads" was
+    cluster: str = ""  # the cluster measured, in words ("" if none)
     compile: dict[str, float] = field(default_factory=dict)  # cold/warm seconds
     games: int = 0
     reference_games: int = 0
@@ -58,23 +76,53 @@ def _best_rate(run, games: int, repeat: int) -> float:
 
 
 def kernel_rate(players: int, games: int, seed: int = 1, threads: int = 1, repeat: int = 3,
-                data=None) -> float:
-    """Games per second of the compiled kernel (random strategy) on ``threads`` threads, played
-    in chunks as a run plays them (``samsim.engine.batches``)."""
+                data=None, strategies="random") -> float:
+    """Games per second of the compiled kernel with ``strategies`` (a spec for every seat, or a
+    pool: a list) on ``threads`` threads, played in chunks as a run plays them
+    (``samsim.engine.batches``: on the active cluster, if there is one)."""
     from collections import deque
 
     from samsim import components, engine
+    from samsim.engine.designs import pool_design
     from samsim.engine.lineup import lineup
 
     data = data or components.load()
-    seats = lineup(players, "random")
+    seats = lineup(players, strategies) if isinstance(strategies, str) else \
+        pool_design(players, list(strategies))
+    chunk = max(256, -(-games // CHUNKS))
 
     def play(n):
-        deque(engine.batches([(0, n)], players, seed, data, seats, engine.DEFAULT_CHUNK, threads),
-              maxlen=0)
+        deque(engine.batches([(0, n)], players, seed, data, seats, chunk, threads), maxlen=0)
 
-    play(min(games, 2000))  # load the compiled kernel
+    engine.warm_up(players, seed, data, seats, threads)
+    play(min(games, 2000))  # touch the memory, start the workers' first tasks
     return _best_rate(lambda: play(games), games, repeat)
+
+
+def lineup_rates(games: int, seed: int = 1, repeat: int = 3, note=lambda text: None) -> dict:
+    """``LINEUPS`` at 4 players: games/s per core, on all threads, and on the active cluster."""
+    import numba
+
+    from samsim.engine import cluster
+
+    on = cluster.active()
+    out = {}
+    for name, (strategies, share) in LINEUPS.items():
+        n = max(500, int(games * share))
+        rates = {}
+        with cluster.here():
+            rates["1 thread"] = kernel_rate(4, n, seed, 1, repeat, strategies=strategies)
+            note(f"{name}: {rates['1 thread']:,.0f} games/s on 1 thread")
+            most = numba.config.NUMBA_NUM_THREADS
+            rates["all threads"] = kernel_rate(4, n * min(most, 4), seed, most, repeat,
+                                               strategies=strategies)
+            note(f"{name}: {rates['all threads']:,.0f} games/s on {most} threads")
+        if on is not None:
+            rates["cluster"] = kernel_rate(4, n * min(on.slots(), 4), seed, None, repeat,
+                                           strategies=strategies)
+            note(f"{name}: {rates['cluster']:,.0f} games/s on the cluster")
+        out[name] = rates
+    return out
 
 
 def reference_rate(players: int, games: int, seed: int = 1, data=None) -> float:
@@ -137,51 +185,79 @@ def machine() -> str:
 def run(players=(3, 4, 5, 6), games: int = 100_000, reference_games: int = 200, seed: int = 1,
         threads=None, compile: bool = False, repeat: int = 3, note=lambda text: None) -> BenchResult:
     """Measure everything ``samsim bench`` prints; ``note`` hears each figure as it comes."""
-    out = BenchResult(games=games, reference_games=reference_games, machine=machine())
+    import numba
+
+    from samsim.engine import cluster
+
+    on = cluster.active()
+    out = BenchResult(games=games, reference_games=reference_games, machine=machine(),
+                      threads=numba.config.NUMBA_NUM_THREADS,
+                      cluster=on.describe() if on is not None else "")
     if compile:
         note("compile time: empty cache, then warm (the cold one compiles everything: minutes)")
         out.compile = compile_times()
-    for n in players:
-        out.kernel[n] = kernel_rate(n, games, seed, 1, repeat)
-        note(f"{n} players: {out.kernel[n]:,.0f} games/s on 1 thread")
-        out.reference[n] = reference_rate(n, reference_games, seed)
-        note(f"{n} players: reference engine {out.reference[n]:,.0f} games/s")
-    for k in threads or thread_counts():
-        out.scaling[k] = kernel_rate(4, games * min(k, 4), seed, k, repeat)
-        note(f"4 players, {k} threads: {out.scaling[k]:,.0f} games/s")
+    with cluster.here():
+        for n in players:
+            out.kernel[n] = kernel_rate(n, games, seed, 1, repeat)
+            note(f"{n} players: {out.kernel[n]:,.0f} games/s on 1 thread")
+            out.reference[n] = reference_rate(n, reference_games, seed)
+            note(f"{n} players: reference engine {out.reference[n]:,.0f} games/s")
+    out.lineups = lineup_rates(games, seed, repeat, note)
+    with cluster.here():
+        for k in threads or thread_counts():
+            out.scaling[k] = kernel_rate(4, games * min(k, 4), seed, k, repeat)
+            note(f"4 players, {k} threads: {out.scaling[k]:,.0f} games/s")
     return out
 
 
-def tables(result: BenchResult) -> tuple[list[list[str]], list[list[str]]]:
-    """Rows of the two tables: per player count, and per thread count."""
+def tables(result: BenchResult) -> list[tuple[tuple[str, ...], list[list[str]]]]:
+    """(headers, rows) of each table: per player count, per line-up, per thread count."""
     per_players = [[str(n), f"{rate:,.0f}", f"{result.reference[n]:,.1f}",
                     f"{rate / result.reference[n]:,.0f}x"] for n, rate in result.kernel.items()]
     one = result.scaling.get(1)
     per_threads = [[str(k), f"{rate:,.0f}", f"{rate / one:.2f}x" if one else "",
                     f"{rate / one / k:.0%}" if one else ""] for k, rate in result.scaling.items()]
-    return per_players, per_threads
+    reference = result.reference.get(4)
+    most = f"{result.threads} threads"
+    lineup_headers = ("line-up (4 players)", "games/s, 1 thread", f"games/s, {most}",
+                      "vs 1 thread", "1 thread vs reference")
+    if result.cluster:
+        lineup_headers += ("games/s, cluster", f"cluster vs {most}")
+    per_lineup = []
+    for name, rates in result.lineups.items():
+        row = [name, f"{rates['1 thread']:,.0f}", f"{rates['all threads']:,.0f}",
+               f"{rates['all threads'] / rates['1 thread']:.2f}x",
+               f"{rates['1 thread'] / reference:,.0f}x" if reference else ""]
+        if "cluster" in rates:
+            row += [f"{rates['cluster']:,.0f}", f"{rates['cluster'] / rates['all threads']:.0%}"]
+        per_lineup.append(row)
+    return [(PLAYER_HEADERS, per_players), (lineup_headers, per_lineup),
+            (THREAD_HEADERS, per_threads)]
 
 
 PLAYER_HEADERS = ("players", "games/s, 1 thread", "reference games/s", "speed-up")
-THREAD_HEADERS = ("threads", "games/s (4 players)", "vs 1 thread", "efficiency")
+THREAD_HEADERS = ("threads", "games/s (4 players, random)", "vs 1 thread", "efficiency")
 
 
 def markdown(result: BenchResult) -> str:
-    per_players, per_threads = tables(result)
-
     def table(headers, rows):
         lines = ["| " + " | ".join(headers) + " |", "| " + " | ".join("---:" for _ in headers) + " |"]
         return lines + ["| " + " | ".join(row) + " |" for row in rows]
 
-    lines = table(PLAYER_HEADERS, per_players) + [""] + table(THREAD_HEADERS, per_threads) + [""]
+    lines = []
+    for headers, rows in tables(result):
+        lines += table(headers, rows) + [""]
     if result.compile:
         c = result.compile
         lines += [f"Compile, first game in a fresh process: cold {c['cold']:.1f} s (empty Numba "
                   f"cache), warm {c['warm']:.1f} s (from the cache); `import samsim.engine` "
                   f"{c['warm_import']:.1f} s.", ""]
-    lines += [f"Kernel: {result.games:,} games per player count (x threads for scaling), random "
-              f"strategy, best of the repeats after a warm-up; reference: {result.reference_games:,} "
-              f"games.", f"Machine: {result.machine}."]
+    lines += [f"Kernel: {result.games:,} games per player count (x threads for scaling, up to 4x), "
+              f"random strategy, best of the repeats after a warm-up; line-ups: a share of that "
+              f"(lookahead 1/50); reference: {result.reference_games:,} games of random, the "
+              f"'vs reference' column against its 4-player rate.", f"Machine: {result.machine}."]
+    if result.cluster:
+        lines += [f"Cluster: {result.cluster}."]
     return "\n".join(lines) + "\n"
 
 

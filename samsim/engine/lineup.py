@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
-from samsim.engine.registry import StrategyError, StrategyInfo, parse_spec, with_params
+from samsim.engine import registry
+from samsim.engine.registry import Strategy, StrategyError, StrategyInfo, parse_spec, with_params
 from samsim.kernel.contract import MAX_PARAMS, STAGES
 
 
@@ -26,6 +29,7 @@ class Lineup:
         distinct = sorted({_ident(s.info): s.info for s in [*everyone, *pool]}.items())
         self.infos = [info for _, info in distinct]
         self.seatings = seatings
+        self.pool_members = list(pool)
         self.pool = [s.spec() for s in pool]
         self.design = design
         #: every distinct (strategy, parameters) seated: a row of Control.entries and .params
@@ -62,9 +66,35 @@ class Lineup:
         return np.array([addresses[_ident(s.info)] for s in self.members], np.int64
                         ).reshape(-1, len(STAGES))
 
+    def shipped(self) -> tuple:
+        """This line-up as plain data, strategies included (``registry.shipped``), that another
+        process rebuilds with ``unshipped``: how a line-up reaches a cluster's workers."""
+        at = {_ident(info): k for k, info in enumerate(self.infos)}
+
+        def one(s: Strategy) -> tuple:
+            return at[_ident(s.info)], tuple(s.params.items())
+
+        return (tuple(registry.shipped(info) for info in self.infos),
+                tuple(one(s) for s in self.members), self.seat_strategy,
+                tuple(one(s) for s in self.pool_members), self.design)
+
     def uncompiled(self) -> list[str]:
         """The strategies (as ``load_strategy`` names them) whose entry points are not cached."""
         return [info.where for info in self.infos if not info.cached()]
+
+
+def unshipped(shipped: tuple, folder: Path) -> Lineup:
+    """The line-up ``Lineup.shipped`` described, rebuilt in this process (strategies that came
+    by their sources are written under ``folder``)."""
+    refs, members, seat_strategy, pool, design = shipped
+    infos = [registry.unshipped(ref, folder) for ref in refs]
+
+    def one(k: int, params: tuple) -> Strategy:
+        return Strategy(infos[k], dict(params))
+
+    seated = [one(*m) for m in members]
+    return Lineup([[seated[k] for k in row] for row in seat_strategy.tolist()],
+                  [one(*m) for m in pool], design)
 
 
 def _ident(info: StrategyInfo) -> tuple[str, str, str]:

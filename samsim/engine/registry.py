@@ -61,6 +61,9 @@ class StrategyInfo:
     limits: dict[str, tuple[float, float]]  # LIMITS: every parameter's range, inclusive
     source_hash: str  # of the module's file and the Python files beside it (helpers it may import)
     whole: frozenset[str] = frozenset()  # parameters whose default is written as a whole number
+    #: those files' names and contents, read when the strategy was loaded: what a cluster's
+    #: workers load it from (``shipped``), even if the file has since moved or changed
+    files: tuple[tuple[str, bytes], ...] = ()
 
     @property
     def idea(self) -> str:
@@ -199,10 +202,15 @@ def _loaded_at(name: str, module: ModuleType, fn=None) -> tuple[str | None, int 
     return None, None
 
 
-def _hash_sources(path: Path) -> str:
+def _read_sources(path: Path) -> tuple[tuple[str, bytes], ...]:
+    """A strategy's file and the Python files beside it (helpers it may import), by name."""
+    return tuple((sibling.name, sibling.read_bytes()) for sibling in sorted(path.parent.glob("*.py")))
+
+
+def _hash_sources(files: tuple[tuple[str, bytes], ...]) -> str:
     digest = hashlib.sha256()
-    for sibling in sorted(path.parent.glob("*.py")):
-        digest.update(sibling.name.encode() + b"\0" + sibling.read_bytes())
+    for name, text in files:
+        digest.update(name.encode() + b"\0" + text)
     return digest.hexdigest()[:16]
 
 
@@ -229,10 +237,11 @@ def _check_module(name: str, module: ModuleType) -> StrategyInfo:
             raise StrategyError(f"strategy {name!r} ({where}): {stage} must be compiled: decorate "
                                 f"it with @samsim.kernel.contract.decision")
     file = getattr(module, "__file__", None)
-    source_hash = _hash_sources(Path(file)) if file else "nofile"
+    files = _read_sources(Path(file)) if file else ()
+    source_hash = _hash_sources(files) if file else "nofile"
     return StrategyInfo(_label(name, module, source_hash), module,
                         {k: float(v) for k, v in defaults.items()}, limits, source_hash,
-                        frozenset(k for k, v in defaults.items() if isinstance(v, int)))
+                        frozenset(k for k, v in defaults.items() if isinstance(v, int)), files)
 
 
 def _check_limits(name: str, where: str, defaults: dict, limits) -> dict[str, tuple[float, float]]:
@@ -317,7 +326,7 @@ _USER_PACKAGE = "samsim_user_strategies."
 def _load_file(path: Path) -> StrategyInfo:
     if not path.is_file():
         raise StrategyError(f"strategy file {path} does not exist")
-    key = (str(path.resolve()), _hash_sources(path))
+    key = (str(path.resolve()), _hash_sources(_read_sources(path)))
     if key not in _LOADED:
         module_name = f"{_USER_PACKAGE}{path.stem}_{key[1]}"
         spec = importlib.util.spec_from_file_location(module_name, path)
@@ -471,6 +480,48 @@ def with_params(info: StrategyInfo, given: dict, where: str | None = None) -> St
             raise StrategyError(f"{where}: parameter {k} must be in {_fmt(lo)}..{_fmt(hi)}, got {v!r}")
     return Strategy(info, {k: float(given.get(k, v)) for k, v in info.defaults.items()})
 
+
+# ----------------------------------------------------------------------------- shipping
+
+def shipped(info: StrategyInfo) -> tuple:
+    """How ``info`` travels to another process that may not share this one's disk: a built-in
+    by its module name and source hash (the other process must hold the same library: a
+    cluster checks that), any other strategy by its sources, as read when it was loaded."""
+    if info.module.__name__ == f"strategies.{info.name}" and info.name in _builtin_names():
+        return ("library", info.module.__name__, info.source_hash)
+    if not info.files:
+        raise StrategyError(f"strategy {info.name!r} has no source file to send to other "
+                            f"processes: write it in a file")
+    return ("files", Path(info.module.__file__).stem, info.files, info.source_hash)
+
+
+def unshipped(ref: tuple, folder: Path) -> StrategyInfo:
+    """The strategy ``shipped`` made ``ref`` of, loaded here: a strategy that came by its
+    sources is written under ``folder`` (in a subfolder named for their hash, so one written
+    earlier is reused and its compiled code too) and loaded from there."""
+    if ref[0] == "library":
+        _, module, source_hash = ref
+        info = load_strategy(module)
+        if info.source_hash != source_hash:
+            raise StrategyError(f"strategy {module} here has other sources ({info.source_hash}) "
+                                f"than where the run started ({source_hash})")
+        return info
+    _, stem, files, source_hash = ref
+    if _hash_sources(files) != source_hash:
+        raise StrategyError(f"strategy {stem}: its sources arrived damaged")
+    home = Path(folder) / f"{stem}-{source_hash}"
+    if not (home / f"{stem}.py").is_file():
+        tmp = home.with_name(f".{home.name}.{os.getpid()}.tmp")
+        tmp.mkdir(parents=True, exist_ok=True)
+        for name, text in files:
+            (tmp / name).write_bytes(text)
+        try:
+            tmp.rename(home)
+        except OSError:  # another process wrote it meanwhile: the same files
+            for name, _ in files:
+                (tmp / name).unlink()
+            tmp.rmdir()
+    return _load_file(home / f"{stem}.py")
 
 
 def compile_entries(names: list[str]) -> None:

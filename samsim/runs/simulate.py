@@ -8,7 +8,8 @@ from collections.abc import Iterator
 import pandas as pd
 
 from samsim.components import GameData
-from samsim.engine.play import DEFAULT_CHUNK, batches, checked
+from samsim.engine.cluster import batches
+from samsim.engine.play import DEFAULT_CHUNK, checked
 from samsim.runs import schema
 
 
