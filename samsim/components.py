@@ -109,6 +109,8 @@ class Components(NamedTuple):
     price_clockwise: np.ndarray  # int64[MAX_SEATS + 1]: 1 where equal room prices go clockwise
     #   from the card like equal bids ([seats] price_ties = "clockwise"; 0, counter-clockwise, as
     #   printed)
+    cards_by_price: np.ndarray  # int64[n_cards - 1]: the normal cards, cheapest first (equal
+    #   prices: lower index first), the order strategies rank a hand in
 
 
 @dataclass(frozen=True)
@@ -564,5 +566,6 @@ def _build(doc: dict, source: str, sha256: str) -> GameData:
         seat_money=seat_money,
         tiebreak_start=tiebreak_start,
         price_clockwise=price_clockwise,
+        cards_by_price=np.array(sorted(range(len(prices)), key=lambda c: (prices[c], c)), np.int64),
     )
     return GameData(comp, tuple(names), tuple(codes), min_p, max_p, assumed, source, sha256)

@@ -10,7 +10,14 @@ play the same card (as people would not).
 from samsim.kernel.bits import kth_bit_nb, lowest_bit_nb, popcount_nb
 from samsim.kernel.contract import decision
 from samsim.kernel.decisions import CARD
-from samsim.kernel.moves import G, best_card_now_nb, round_value_nb, typical_profile_nb, with_card_nb
+from samsim.kernel.moves import (
+    G,
+    best_planned_card_nb,
+    plan_round_nb,
+    planned_value_nb,
+    typical_profile_nb,
+    with_card_nb,
+)
 from samsim.kernel.rng import below
 
 PARAMS = {"tile_scale": 1.0, "temperature": 0.0}
@@ -23,23 +30,18 @@ PARAMS = {"tile_scale": 1.0, "temperature": 0.0}
 LIMITS = {"tile_scale": (0, 10), "temperature": (0, 200)}
 
 
-@decision
-def _worth(comp, view, profile, card, tile_scale, out):
-    value, _ = round_value_nb(comp, view, view.me, with_card_nb(profile, view.me, card), tile_scale,
-                              out)
-    return value
-
-
-@decision
-def _near_best(comp, view, profile, tile_scale, temperature, rng, out, best):
-    """A card drawn uniformly among those worth at least the best's worth minus temperature."""
-    floor = _worth(comp, view, profile, best, tile_scale, out) - temperature
+@decision(inline=True)
+def _near_best(comp, view, profile, tile_scale, plan, floor, rng, out):
+    """A card drawn uniformly among those worth at least ``floor`` (the best's worth minus the
+    temperature)."""
     hand = view.hand[G, view.me] & ~(1 << comp.holiday_card)
     near, cards = 0, hand
     while cards:
         c = lowest_bit_nb(cards)
         cards &= cards - 1
-        if _worth(comp, view, profile, c, tile_scale, out) >= floor:
+        value, _ = planned_value_nb(comp, view, view.me, with_card_nb(profile, view.me, c),
+                                    tile_scale, plan, out)
+        if value >= floor:
             near |= 1 << c
     return kth_bit_nb(near, below(rng, G, popcount_nb(near)))
 
@@ -47,7 +49,8 @@ def _near_best(comp, view, profile, tile_scale, temperature, rng, out, best):
 @decision
 def card(comp, view, params, rng, out):
     profile = typical_profile_nb(comp, view)
-    best = best_card_now_nb(comp, view, profile, params[0], out)
+    plan = plan_round_nb(comp, view, view.me, out)
+    best, value = best_planned_card_nb(comp, view, profile, params[0], plan, out)
     if params[1] > 0 and best != comp.holiday_card:
-        best = _near_best(comp, view, profile, params[0], params[1], rng, out, best)
+        best = _near_best(comp, view, profile, params[0], plan, value - params[1], rng, out)
     out[CARD] = best

@@ -6,13 +6,7 @@ guests who would block their rooms longest; otherwise it plays like greedy.
 
 from samsim.kernel.contract import decision
 from samsim.kernel.decisions import CARD
-from samsim.kernel.moves import (
-    best_card_now_nb,
-    holiday_pays_nb,
-    round_value_nb,
-    typical_profile_nb,
-    with_card_nb,
-)
+from samsim.kernel.moves import best_planned_card_nb, holiday_pays_nb, plan_round_nb, typical_profile_nb
 
 PARAMS = {"full": 1, "worth": 8}
 # full: free rooms of its own hotel, which has at most 12 (6 base rooms and 6 extra-room tiles): at
@@ -26,6 +20,8 @@ LIMITS = {"full": (0, 12), "worth": (0, 200)}
 def card(comp, view, params, rng, out):
     p = view.me
     profile = typical_profile_nb(comp, view)
-    best = best_card_now_nb(comp, view, profile, 1.0, out)
-    value, _ = round_value_nb(comp, view, p, with_card_nb(profile, p, best), 1.0, out)
+    best, value = best_planned_card_nb(comp, view, profile, 1.0, plan_round_nb(comp, view, p, out),
+                                       out)
+    if best == comp.holiday_card:  # no normal card left: the round brings nothing
+        value = 0.0
     out[CARD] = comp.holiday_card if holiday_pays_nb(comp, view, p, value, params[0], params[1]) else best

@@ -4,7 +4,8 @@ each drawn uniformly from the rival's remaining hand, and plays out the rest of 
 guess with fast default play (tiles in bid order, tourists in price order, each rival taking the
 largest group that fits), then plays the card with the best average: this round's money, minus
 what spending the card costs later rounds (``keep``). Every candidate meets the same guesses
-(common random numbers), so their comparison is not blurred by the sampling. After the reveal it
+(common random numbers), so their comparison is not blurred by the sampling; they are drawn once
+and kept in the seat's notebook (``samples`` up to its length). After the reveal it
 uses a SWITCH tile when another card is worth ``switch_gain`` coins more against the cards on the
 table. It sits a round out with the Staff holiday card when its hotel is full and the round is
 worth little or the next is doubled (``full``, ``worth``: as the holiday strategy). The strongest
@@ -14,7 +15,14 @@ strategy of the library, and the slowest.
 from samsim.kernel.bits import kth_bit_nb, lowest_bit_nb, popcount_nb
 from samsim.kernel.contract import decision
 from samsim.kernel.decisions import CARD, SWITCH
-from samsim.kernel.moves import G, card_cost_nb, holiday_pays_nb, round_value_nb, with_card_nb
+from samsim.kernel.moves import (
+    G,
+    card_cost_nb,
+    holiday_pays_nb,
+    plan_round_nb,
+    planned_value_nb,
+    with_card_nb,
+)
 from samsim.kernel.rng import below
 
 PARAMS = {"samples": 12, "keep": 0.5, "switch_gain": 4, "full": 1, "worth": 8}
@@ -38,8 +46,9 @@ def _sampled_profile(comp, view, rng):
 
 
 @decision(inline=True)
-def _worth(comp, view, params, profile, card, out):
-    value, spent = round_value_nb(comp, view, view.me, with_card_nb(profile, view.me, card), 1.0, out)
+def _worth(comp, view, params, profile, card, plan, out):
+    value, spent = planned_value_nb(comp, view, view.me, with_card_nb(profile, view.me, card), 1.0,
+                                    plan, out)
     if spent > 0:
         value -= card_cost_nb(comp, view, view.me, card, params[1])
     return value
@@ -51,14 +60,25 @@ def card(comp, view, params, rng, out):
     samples = int(params[0])
     start = rng[G]
     best, best_value = comp.holiday_card, -1e18
+    plan = plan_round_nb(comp, view, p, out)
+    kept = samples <= view.memo.shape[0]  # the guesses, drawn once (the notebook is scratch here)
+    drawn = False
     cards = view.hand[G, p] & ~(1 << comp.holiday_card)
     while cards:
         c = lowest_bit_nb(cards)
         cards &= cards - 1
-        rng[G] = start  # the same guesses for every candidate
+        if not drawn:
+            rng[G] = start  # the same guesses for every candidate
         total = 0.0
-        for _ in range(samples):
-            total += _worth(comp, view, params, _sampled_profile(comp, view, rng), c, out)
+        for s in range(samples):
+            if drawn:
+                profile = view.memo[s]
+            else:
+                profile = _sampled_profile(comp, view, rng)
+                if kept:
+                    view.memo[s] = profile
+            total += _worth(comp, view, params, profile, c, plan, out)
+        drawn = kept
         if total > best_value:
             best, best_value = c, total
     if holiday_pays_nb(comp, view, p, best_value / samples, params[3], params[4]):
@@ -75,13 +95,15 @@ def switch(comp, view, params, rng, out):
     for q in range(view.money.shape[1]):
         profile = with_card_nb(profile, q, view.played[G, q])
     current = view.played[G, p]
-    now = _worth(comp, view, params, profile, current, out) if current != comp.holiday_card else 0.0
+    plan = plan_round_nb(comp, view, p, out)
+    now = _worth(comp, view, params, profile, current, plan, out) \
+        if current != comp.holiday_card else 0.0
     best, best_value = -1, now + params[2]
     cards = view.hand[G, p] & ~(1 << comp.holiday_card)
     while cards:
         c = lowest_bit_nb(cards)
         cards &= cards - 1
-        value = _worth(comp, view, params, profile, c, out)
+        value = _worth(comp, view, params, profile, c, plan, out)
         if value > best_value:
             best, best_value = c, value
     out[SWITCH] = best

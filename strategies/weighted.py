@@ -12,7 +12,8 @@ from samsim.kernel.contract import decision
 from samsim.kernel.decisions import CARD
 from samsim.kernel.moves import (
     G,
-    round_value_nb,
+    plan_round_nb,
+    planned_value_nb,
     rounds_left_nb,
     tourists_on_offer_nb,
     typical_profile_nb,
@@ -47,11 +48,12 @@ def card(comp, view, params, rng, out):
     if (view.hand[G, p] >> comp.holiday_card) & 1:
         taken = 1.0 - popcount_nb(free_rooms_nb(view, G, p)) / view.n_rooms[G, p]
         best_score = params[W_HOLIDAY] + params[W_FULL] * taken
+    plan = plan_round_nb(comp, view, p, out)
     cards = view.hand[G, p] & ~(1 << comp.holiday_card)
     while cards:
         c = lowest_bit_nb(cards)
         cards &= cards - 1
-        money, _ = round_value_nb(comp, view, p, with_card_nb(profile, p, c), 1.0, out)
+        money, _ = planned_value_nb(comp, view, p, with_card_nb(profile, p, c), 1.0, plan, out)
         price = comp.card_price[c] / 10.0
         score = (params[W_MONEY] * money / 10.0 + params[W_PRICE] * price
                  + params[W_BID] * comp.card_bid[c] / 10.0 + params[W_DOUBLE] * double * price

@@ -4,13 +4,28 @@ All functions read a ``View`` (``samsim.kernel.contract``): its arrays have a le
 1, so the rules' own queries (``samsim.kernel.rules.hotel``, ``samsim.kernel.rules.payment``) run on it with
 ``g = 0`` and a strategy values a placement exactly as the rules will pay it. Nothing here
 allocates: candidate sets are bitmaps, scratch lives in the decision record ``out``.
+
+Everything is compiled into its caller (``rule``: inline), the shared helpers too: Numba passes
+the component data and a view to a function it calls as some two hundred scalars, which cost
+greedy's card choice about half its time when round_value_nb was called out of line (measured:
+README "Performance").
 """
 
 import numpy as np
 
 from samsim.components import CELEBRITY, EXTRA_ROOM, LOVER, POOL, RICH, SUITE
 from samsim.kernel.bits import kth_bit_nb, lowest_bit_nb, popcount_nb
-from samsim.kernel.decisions import BUILD, CARD, GROUP, HOLIDAY, MAX_PICKS, N_TAKE, SUITE_ROOM, TAKE
+from samsim.kernel.decisions import (
+    BUILD,
+    CARD,
+    GROUP,
+    HOLIDAY,
+    MAX_PICKS,
+    MAX_TAKE,
+    N_TAKE,
+    SUITE_ROOM,
+    TAKE,
+)
 from samsim.kernel.jit import rule
 from samsim.kernel.rng import below
 from samsim.kernel.rules.common import price_tie_rank_nb
@@ -174,17 +189,25 @@ def plan_take_nb(comp, view, p, price, group, most, out):
     return total
 
 
-@rule(inline="never")  # shared by several strategies: compiled once
+@rule
 def best_take_nb(comp, view, p, price, most, out):
     """The group whose tourists pay seat p the most (up to ``most`` of them), planned into ``out``;
-    returns the money, 0 (and no group) if nobody can be hosted."""
+    returns the money, 0 (and no group) if nobody can be hosted. Each group is valued from its
+    plan (``plan_groups_nb``); only the chosen one is placed."""
     best_group, best_total = -1, 0
-    for group in range(view.group_left.shape[1]):
-        if view.group_left[G, group] == 0:
-            continue
-        total = plan_take_nb(comp, view, p, price, group, most, out)
-        if total > best_total:
-            best_group, best_total = group, total
+    if plan_groups_nb(comp, view, p, out):
+        slot = _plan_slot_nb(comp)
+        for group in range(view.group_left.shape[1]):
+            if view.group_left[G, group] != 0:
+                total = _planned_money_nb(comp, view, p, price, group, min(most, slot - 1), out)[0]
+                if total > best_total:
+                    best_group, best_total = group, total
+    else:
+        for group in range(view.group_left.shape[1]):
+            if view.group_left[G, group] != 0:
+                total = plan_take_nb(comp, view, p, price, group, most, out)
+                if total > best_total:
+                    best_group, best_total = group, total
     out[GROUP] = -1
     out[N_TAKE] = 0
     if best_group >= 0:
@@ -332,36 +355,19 @@ def with_card_nb(profile, seat, card):
 
 @rule
 def typical_card_nb(comp, hand):
-    """The normal card of median price in ``hand``: a neutral guess of a rival's card; the Staff
-    holiday if the hand holds no normal card (never -1: a profile's card indexes price tables)."""
-    n = 0
-    cards = hand
-    while cards:
-        card = lowest_bit_nb(cards)
-        cards &= cards - 1
-        if card != comp.holiday_card:
-            n += 1
+    """The normal card of median price in ``hand`` (the (n // 2)-th of its n normal cards,
+    cheapest first, equal prices by index): a neutral guess of a rival's card; the Staff holiday
+    if the hand holds no normal card (never -1: a profile's card indexes price tables)."""
+    n = popcount_nb(hand & ~(1 << comp.holiday_card))
     if n == 0:
         return comp.holiday_card
-    want = n // 2
-    best = cheapest_in_nb(comp, hand)
-    for _ in range(want):
-        best = _next_dearer_nb(comp, hand, best)
-    return best
-
-
-@rule
-def _next_dearer_nb(comp, hand, card):
-    best, best_price = card, 1 << 30
-    cards = hand
-    while cards:
-        other = lowest_bit_nb(cards)
-        cards &= cards - 1
-        price = comp.card_price[other]
-        if other != comp.holiday_card and (price > comp.card_price[card] or (
-                price == comp.card_price[card] and other > card)) and price < best_price:
-            best, best_price = other, price
-    return best
+    k = n // 2
+    for card in comp.cards_by_price:
+        if (hand >> card) & 1:
+            if k == 0:
+                return card
+            k -= 1
+    return comp.holiday_card
 
 
 @rule
@@ -399,23 +405,197 @@ def hosts_before_nb(comp, view, p, profile):
     return before
 
 
-@rule(inline="never")  # shared by several strategies: compiled once
-def round_value_nb(comp, view, p, profile, tile_scale, out):
-    """Money seat p can expect this round if everyone plays ``profile``: tourists left for it after
-    the seats offered before it took theirs (each from the largest group, as many as fit), planned
-    for the most pay, plus the best tile's surplus if a tile is still there at its offer.
-    Uses out[GROUP:] as scratch. Returns (value, hosts): hosts > 0 when the card would be spent."""
+# A plan of the round (``plan_round_nb``) works out once per decision what does not depend on the
+# cards played, so that a strategy can value many profiles against it (``planned_value_nb``):
+# the worth of the best tile seat p could buy, and for each group on offer the money of seat p's
+# first k placements, for every k. That money is price * M_k + pools * B_k: a placement pays the
+# room price once or twice (doubled: rich, suite, next to a celebrity) plus its buoys per pool,
+# and which room each tourist takes does not depend on the price as long as it is positive (a
+# doubled room beats any tie-break of ``_room_for_nb``, which are worth at most half a price;
+# the plan checks that, and prices the slow way where not). Taking fewer tourists is taking the
+# first k of the same sequence, so one pass over a group serves every k.
+#
+# At a price of 0 only the buoys pay, and the same tourists are placed whichever rooms they take.
+#
+# The plan of group i lives in out[TAKE + i * slot + k], k = 0 .. slot - 1 (slot = the TAKE
+# scratch shared out among the groups; the card decision uses none of it), each entry packing
+# M_k, B_k and k (the placements made, which stop growing where the group is placed in full).
+# Where a plan cannot be made (a group too long for its slot, a hotel grid whose tie-breaks could
+# outweigh a doubling) no group is planned and every value is worked out by ``plan_take_nb``.
+_M_BITS, _B_BITS = 16, 24
+_K_AT = _M_BITS + _B_BITS
+
+
+@rule
+def _plan_slot_nb(comp):
+    return (2 * MAX_TAKE) // max(comp.max_groups, 1)
+
+
+@rule
+def _hotel_bitmaps_nb(comp, view, p):
+    """(rooms next to a celebrity, rooms holding one lover) of seat p: ``next_to_celebrity_nb``
+    and ``single_lover_rooms_nb`` of every room at once, in one pass over the hotel."""
+    celebrities, single_lovers = 0, 0
+    rooms = view.occupied[G, p]
+    while rooms:
+        room = lowest_bit_nb(rooms)
+        rooms &= rooms - 1
+        first, second = view.room_chip[G, p, room, 0], view.room_chip[G, p, room, 1]
+        if comp.chip_kind[first] == CELEBRITY or (second >= 0 and comp.chip_kind[second] == CELEBRITY):
+            celebrities |= 1 << room
+        if second < 0 and comp.chip_kind[first] == LOVER:
+            single_lovers |= 1 << room
+    near = 0
+    for room in range(comp.base_rooms):
+        if comp.room_adjacent[room] & celebrities:
+            near |= 1 << room
+    return near, single_lovers
+
+
+@rule
+def _plan_room_nb(comp, suites, kind, free, doubled):
+    """``_room_for_nb``'s room for a tourist of ``kind`` among ``free`` rooms at any positive
+    price (``doubled``: rooms where it would pay double), and whether it pays double; -1 if none.
+    Its key is 64 per doubling plus tie-breaks worth less: for most tourists the lowest doubled
+    room, else the lowest free one; for the rich (doubled anywhere) the lowest room without a
+    suite; for a celebrity the doubled room with the most free neighbours."""
+    if free == 0:
+        return -1, False
+    if kind == RICH:
+        plain = free & ~suites
+        return lowest_bit_nb(plain if plain else free), True
+    if kind != CELEBRITY:
+        both = free & doubled
+        return (lowest_bit_nb(both), True) if both else (lowest_bit_nb(free), False)
+    room, best_key = -1, -1
+    rooms = free
+    while rooms:
+        r = lowest_bit_nb(rooms)
+        rooms &= rooms - 1
+        key = 64 * (1 + ((doubled >> r) & 1))
+        if r < comp.base_rooms:
+            key += 8 * popcount_nb(comp.room_adjacent[r] & free)
+        if key > best_key:
+            room, best_key = r, key
+    return room, (doubled >> room) & 1 == 1
+
+
+@rule
+def _plan_group_nb(comp, view, p, group, at, slot, free, single_lovers, doubling, out):
+    """``plan_take_nb``'s placements of ``group`` (as many as fit), recorded as money per
+    placement count at out[at:at + slot] (above); False if they do not fit there."""
+    suites = view.suites[G, p]
+    placed, m_sum, b_sum, near_new_celebrity = 0, 0, 0, 0
+    out[at] = 0
+    celebrities, others, rich = 0, 0, 0
+    left = view.group_left[G, group]
+    while left:
+        pos = lowest_bit_nb(left)
+        left &= left - 1
+        kind = comp.chip_kind[view.group_chip[G, group, pos]]
+        if kind == CELEBRITY:
+            celebrities |= 1 << pos
+        elif kind == RICH:
+            rich |= 1 << pos
+        else:
+            others |= 1 << pos
+    for pass_no in range(3):  # plan_take_nb's order: celebrities, everyone else, rich
+        left = celebrities if pass_no == 0 else (others if pass_no == 1 else rich)
+        while left:
+            pos = lowest_bit_nb(left)
+            left &= left - 1
+            chip = view.group_chip[G, group, pos]
+            kind = comp.chip_kind[chip]
+            doubled = doubling | near_new_celebrity
+            if kind == LOVER and single_lovers != 0:
+                room = lowest_bit_nb(single_lovers)
+                double = (doubled >> room) & 1 == 1
+            else:
+                room, double = _plan_room_nb(comp, suites, kind, free, doubled)
+                if room < 0:
+                    continue
+            if kind == CELEBRITY and room < comp.base_rooms:
+                near_new_celebrity |= comp.room_adjacent[room]
+            if kind == LOVER and (single_lovers >> room) & 1:
+                single_lovers &= ~(1 << room)
+            else:
+                free &= ~(1 << room)
+                if kind == LOVER:
+                    single_lovers |= 1 << room
+            placed += 1
+            m_sum += 2 if double else 1
+            b_sum += comp.chip_buoy[chip]
+            if placed >= slot or b_sum >= 1 << _B_BITS:
+                return False
+            out[at + placed] = m_sum | (b_sum << _M_BITS) | (placed << _K_AT)
+    for k in range(placed + 1, slot):
+        out[at + k] = out[at + placed]
+    return True
+
+
+@rule
+def plan_groups_nb(comp, view, p, out):
+    """Plan every group on offer for seat p (above) into out's TAKE scratch; whether they could
+    be planned."""
+    slot = _plan_slot_nb(comp)
+    widest = 0  # the largest tie-break of _room_for_nb must stay below a doubling's 64
+    for room in range(comp.base_rooms):
+        widest = max(widest, popcount_nb(comp.room_adjacent[room]))
+    if slot < 2 or 8 * widest >= 64:
+        return False
+    near_celebrity, single_lovers = _hotel_bitmaps_nb(comp, view, p)
+    free = free_rooms_nb(view, G, p)
+    doubling = view.suites[G, p] | near_celebrity
+    for group in range(view.group_left.shape[1]):
+        if not _plan_group_nb(comp, view, p, group, TAKE + group * slot, slot, free, single_lovers,
+                              doubling, out):
+            return False
+    return True
+
+
+@rule
+def _planned_money_nb(comp, view, p, price, group, most, out):
+    """(money, placements) of seat p's first ``most`` placements of ``group`` at ``price``, read
+    from its plan (``most`` < the plan's slot)."""
+    money = out[TAKE + group * _plan_slot_nb(comp) + most]
+    return (price * (money & ((1 << _M_BITS) - 1))
+            + view.pools[G, p] * ((money >> _M_BITS) & ((1 << _B_BITS) - 1))), money >> _K_AT
+
+
+@rule
+def plan_round_nb(comp, view, p, out):
+    """Plan the round for seat p (above): writes each group's placements into out's TAKE scratch
+    and returns (worth, planned, tiles): the worth (``tile_value_nb``) of the best tile on the
+    table seat p may take (-1.0 if none), whether the groups could be planned, and the tiles on
+    the table. Valid until the view or that scratch changes; ``planned_value_nb`` reads it."""
+    planned = plan_groups_nb(comp, view, p, out)
+    worth = -1.0
+    tiles = 0
+    rooms = (1 << view.n_rooms[G, p]) - 1
+    for kind in range(view.table_tiles.shape[1]):  # best_tile_nb's choice, for any bid
+        if view.table_tiles[G, kind] <= 0 or (kind == SUITE and rooms & ~view.suites[G, p] == 0):
+            continue
+        worth = max(worth, tile_value_nb(comp, view, p, kind))
+    for kind in range(view.table_tiles.shape[1]):
+        tiles += view.table_tiles[G, kind]
+    return worth, planned, tiles
+
+
+@rule
+def planned_value_nb(comp, view, p, profile, tile_scale, plan, out):
+    """``round_value_nb`` against ``plan`` = ``plan_round_nb(comp, view, p, out)``: the same
+    value, without working out again what does not depend on the cards."""
+    worth, planned, tiles = plan
     card = card_of_nb(profile, p)
     if card == comp.holiday_card:
         return 0.0, 0
     value = 0.0
-    tiles = 0
-    for kind in range(view.table_tiles.shape[1]):
-        tiles += view.table_tiles[G, kind]
     bought = 0
-    if tiles > builders_before_nb(comp, view, p, profile):
-        kind, surplus = best_tile_nb(comp, view, p, comp.card_bid[card], tile_scale)
-        if kind >= 0:
+    bid = comp.card_bid[card]
+    if worth >= 0.0 and bid <= view.money[G, p] and tiles > builders_before_nb(comp, view, p,
+                                                                                profile):
+        surplus = tile_scale * worth - bid  # best_tile_nb's, since scale >= 0 keeps the order
+        if surplus > 0.0:
             value += surplus
             bought = 1
     # tourists: take away what earlier hosts would take, then plan on what remains
@@ -433,18 +613,34 @@ def round_value_nb(comp, view, p, profile, tile_scale, out):
         if best >= 0:
             taken += min(room, best_left) << (8 * best)
     price = comp.card_price[card]
+    slot = _plan_slot_nb(comp)
     best_pay = 0
     hosts = 0
     for group in range(view.group_left.shape[1]):
         left = popcount_nb(view.group_left[G, group]) - ((taken >> (8 * group)) & 255)
         if left <= 0:
             continue
-        pay = plan_take_nb(comp, view, p, price, group, left, out)
+        if planned:
+            pay, placed = _planned_money_nb(comp, view, p, price, group, min(left, slot - 1), out)
+        else:
+            pay = plan_take_nb(comp, view, p, price, group, left, out)
+            placed = out[N_TAKE]
         if pay > best_pay:
-            best_pay, hosts = pay, out[N_TAKE]
+            best_pay, hosts = pay, placed
     out[GROUP] = -1
     out[N_TAKE] = 0
     return value + best_pay, hosts + bought
+
+
+@rule
+def round_value_nb(comp, view, p, profile, tile_scale, out):
+    """Money seat p can expect this round if everyone plays ``profile``: tourists left for it after
+    the seats offered before it took theirs (each from the largest group, as many as fit), planned
+    for the most pay, plus the best tile's surplus if a tile is still there at its offer.
+    Uses out[GROUP:] as scratch. Returns (value, hosts): hosts > 0 when the card would be spent.
+    Valuing several profiles, plan once (``plan_round_nb``) and call ``planned_value_nb``."""
+    return planned_value_nb(comp, view, p, profile, tile_scale, plan_round_nb(comp, view, p, out),
+                            out)
 
 
 @rule
@@ -474,20 +670,30 @@ def typical_profile_nb(comp, view):
     return profile
 
 
-@rule(inline="never")  # shared by several strategies: compiled once
-def best_card_now_nb(comp, view, profile, tile_scale, out):
-    """The normal card in hand worth most this round against ``profile`` (``round_value_nb``);
-    the Staff holiday if no normal card is left."""
+@rule
+def best_planned_card_nb(comp, view, profile, tile_scale, plan, out):
+    """(card, value): the normal card in hand worth most this round against ``profile``
+    (``planned_value_nb`` against ``plan``); the Staff holiday and -1.0 if no normal card is
+    left."""
     p = view.me
     best, best_value = comp.holiday_card, -1.0
     cards = view.hand[G, p] & ~(1 << comp.holiday_card)
     while cards:
         c = lowest_bit_nb(cards)
         cards &= cards - 1
-        value, _ = round_value_nb(comp, view, p, with_card_nb(profile, p, c), tile_scale, out)
+        value, _ = planned_value_nb(comp, view, p, with_card_nb(profile, p, c), tile_scale, plan,
+                                    out)
         if value > best_value:
             best, best_value = c, value
-    return best
+    return best, best_value
+
+
+@rule
+def best_card_now_nb(comp, view, profile, tile_scale, out):
+    """The normal card in hand worth most this round against ``profile`` (``round_value_nb``);
+    the Staff holiday if no normal card is left."""
+    plan = plan_round_nb(comp, view, view.me, out)
+    return best_planned_card_nb(comp, view, profile, tile_scale, plan, out)[0]
 
 
 @rule

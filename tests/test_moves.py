@@ -1,0 +1,121 @@
+"""The shared building blocks of ``samsim.kernel.moves``: the planned round value (worked out
+once per decision, then read for every card and guess) gives exactly what working each value out
+from the placements gives, in every position real games reach.
+
+The check runs inside the engine: a strategy compares the two at each of its decisions and, on
+any difference, makes an illegal decision, which stops the batch with the game, seat and round.
+"""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from samsim import components, engine
+from samsim.kernel.moves import typical_card_nb
+
+DATA = components.load()
+
+CHECKER = '''"""Checks the planned round value against the placements at every card and take decision
+(a test strategy: plays greedy's card and the default take)."""
+from samsim.kernel.bits import lowest_bit_nb
+from samsim.kernel.contract import decision
+from samsim.kernel.decisions import CARD, GROUP, N_TAKE, TAKE
+from samsim.kernel.moves import (G, best_planned_card_nb, best_take_nb, best_tile_nb,
+                                 plan_round_nb, plan_take_nb, planned_value_nb,
+                                 typical_profile_nb, with_card_nb)
+
+PARAMS = {"tile_scale": 1.0}
+LIMITS = {"tile_scale": (0, 10)}
+WRONG = 99  # not a card: the rules stop the batch and say where
+
+
+@decision
+def card(comp, view, params, rng, out):
+    p = view.me
+    profile = typical_profile_nb(comp, view)
+    ok = True
+    cards = view.hand[G, p]
+    while cards:
+        c = lowest_bit_nb(cards)
+        cards &= cards - 1
+        mine = with_card_nb(profile, p, c)
+        plan = plan_round_nb(comp, view, p, out)  # afresh: the slow value writes over it
+        worth, _, tiles = plan
+        fast = planned_value_nb(comp, view, p, mine, params[0], plan, out)
+        slow = planned_value_nb(comp, view, p, mine, params[0], (worth, False, tiles), out)
+        ok = ok and fast[0] == slow[0] and fast[1] == slow[1]
+        if c != comp.holiday_card:  # the tile: best_tile_nb's surplus for this card's bid
+            kind, surplus = best_tile_nb(comp, view, p, comp.card_bid[c], params[0])
+            bid = comp.card_bid[c]
+            planned_surplus = params[0] * worth - bid if worth >= 0.0 and bid <= view.money[G, p] \\
+                else 0.0
+            ok = ok and (surplus == planned_surplus if kind >= 0 else planned_surplus <= 0.0)
+    plan = plan_round_nb(comp, view, p, out)
+    best, _ = best_planned_card_nb(comp, view, profile, params[0], plan, out)
+    out[CARD] = best if ok else WRONG
+
+
+@decision
+def take(comp, view, params, rng, out):
+    """The default take, checked against the best group found from the placements."""
+    p = view.me
+    price = comp.card_price[view.played[G, p]]
+    best_group, best_money = -1, 0
+    for group in range(view.group_left.shape[1]):
+        if view.group_left[G, group] != 0:
+            money = plan_take_nb(comp, view, p, price, group, 1 << 20, out)
+            if money > best_money:
+                best_group, best_money = group, money
+    money = best_take_nb(comp, view, p, price, 1 << 20, out)
+    if money != best_money or out[GROUP] != best_group:
+        out[GROUP] = WRONG
+'''
+
+
+@pytest.fixture(scope="module")
+def checker(tmp_path_factory):
+    path = tmp_path_factory.mktemp("checker") / "checker.py"
+    path.write_text(CHECKER)
+    return str(path)
+
+
+@pytest.mark.parametrize("players", [3, 4, 5, 6])
+@pytest.mark.parametrize("scale", [0.0, 1.0, 2.5])
+def test_the_planned_round_value_is_the_value_worked_out(checker, players, scale):
+    seats = [f"{checker}(tile_scale={scale})", "greedy", "holiday", "undercut", "lookahead",
+             "random"][:players]
+    for seed in range(2):
+        engine.run_batch(150, players, seed, strategies=seats)  # raises at the first difference
+
+
+def test_a_price_of_zero_is_planned_too(checker, tmp_path):
+    """At a price of 0 only buoys pay: the planned money must still match (a rules variant)."""
+    text = components.default_data_path().read_text(encoding="utf-8")
+    old = "prices = [3, 4, 5, 6, 7, 9, 8, 10, 11, 12]"
+    assert old in text
+    variant = tmp_path / "free.toml"
+    variant.write_text(text.replace(old, "prices = [0, 4, 5, 6, 7, 9, 8, 10, 0, 12]"))
+    data = components.load(variant)
+    engine.run_batch(200, 4, 3, data=data, strategies=[checker, checker, "greedy", "random"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(hand=st.integers(0, (1 << (len(DATA.components.card_price))) - 1))
+def test_the_typical_card_is_the_median_by_price(hand):
+    c = DATA.components
+    normal = sorted((int(c.card_price[k]), k) for k in range(len(c.card_price))
+                    if k != c.holiday_card and (hand >> k) & 1)
+    want = normal[len(normal) // 2][1] if normal else c.holiday_card
+    assert typical_card_nb(c, np.int64(hand)) == want
+
+
+def test_the_checker_would_catch_a_difference(checker, tmp_path):
+    """The check is not vacuous: a checker told that every value differs stops the batch."""
+    broken = tmp_path / "broken.py"
+    broken.write_text(Path(checker).read_text().replace("ok = ok and fast[0] == slow[0]",
+                                                        "ok = ok and fast[0] != slow[0]"))
+    with pytest.raises(engine.IllegalDecision, match="broken"):
+        engine.run_batch(5, 4, 0, strategies=[str(broken), "greedy", "greedy", "greedy"])
