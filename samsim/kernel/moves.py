@@ -196,10 +196,9 @@ def best_take_nb(comp, view, p, price, most, out):
     plan (``plan_groups_nb``); only the chosen one is placed."""
     best_group, best_total = -1, 0
     if plan_groups_nb(comp, view, p, out):
-        slot = _plan_slot_nb(comp)
         for group in range(view.group_left.shape[1]):
             if view.group_left[G, group] != 0:
-                total = _planned_money_nb(comp, view, p, price, group, min(most, slot - 1), out)[0]
+                total = _planned_money_nb(comp, view, p, price, group, most, out)[0]
                 if total > best_total:
                     best_group, best_total = group, total
     else:
@@ -419,11 +418,12 @@ def hosts_before_nb(comp, view, p, profile):
 #
 # The plan of group i lives in out[TAKE + i * slot + k], k = 0 .. slot - 1 (slot = the TAKE
 # scratch shared out among the groups; the card decision uses none of it), each entry packing
-# M_k, B_k and k (the placements made, which stop growing where the group is placed in full).
+# M_k, B_k and k, for k up to the placements the whole group gets (entry 0 holds that count).
 # Where a plan cannot be made (a group too long for its slot, a hotel grid whose tie-breaks could
 # outweigh a doubling) no group is planned and every value is worked out by ``plan_take_nb``.
-_M_BITS, _B_BITS = 16, 24
+_M_BITS, _B_BITS, _K_BITS = 16, 24, 16
 _K_AT = _M_BITS + _B_BITS
+_COUNT_AT = _K_AT + _K_BITS  # entry 0 (no placement) holds the group's placements here
 
 
 @rule
@@ -528,8 +528,7 @@ def _plan_group_nb(comp, view, p, group, at, slot, free, single_lovers, doubling
             if placed >= slot or b_sum >= 1 << _B_BITS:
                 return False
             out[at + placed] = m_sum | (b_sum << _M_BITS) | (placed << _K_AT)
-    for k in range(placed + 1, slot):
-        out[at + k] = out[at + placed]
+    out[at] = placed << _COUNT_AT
     return True
 
 
@@ -556,10 +555,12 @@ def plan_groups_nb(comp, view, p, out):
 @rule
 def _planned_money_nb(comp, view, p, price, group, most, out):
     """(money, placements) of seat p's first ``most`` placements of ``group`` at ``price``, read
-    from its plan (``most`` < the plan's slot)."""
-    money = out[TAKE + group * _plan_slot_nb(comp) + most]
+    from its plan."""
+    at = TAKE + group * _plan_slot_nb(comp)
+    money = out[at + min(most, out[at] >> _COUNT_AT)]
     return (price * (money & ((1 << _M_BITS) - 1))
-            + view.pools[G, p] * ((money >> _M_BITS) & ((1 << _B_BITS) - 1))), money >> _K_AT
+            + view.pools[G, p] * ((money >> _M_BITS) & ((1 << _B_BITS) - 1)),
+            (money >> _K_AT) & ((1 << _K_BITS) - 1))
 
 
 @rule
@@ -613,7 +614,6 @@ def planned_value_nb(comp, view, p, profile, tile_scale, plan, out):
         if best >= 0:
             taken += min(room, best_left) << (8 * best)
     price = comp.card_price[card]
-    slot = _plan_slot_nb(comp)
     best_pay = 0
     hosts = 0
     for group in range(view.group_left.shape[1]):
@@ -621,7 +621,7 @@ def planned_value_nb(comp, view, p, profile, tile_scale, plan, out):
         if left <= 0:
             continue
         if planned:
-            pay, placed = _planned_money_nb(comp, view, p, price, group, min(left, slot - 1), out)
+            pay, placed = _planned_money_nb(comp, view, p, price, group, left, out)
         else:
             pay = plan_take_nb(comp, view, p, price, group, left, out)
             placed = out[N_TAKE]
