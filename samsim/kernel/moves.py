@@ -146,6 +146,21 @@ def _room_for_nb(comp, view, p, chip, price, free, single_lovers, near_new_celeb
 
 
 @rule
+def _moved_in_nb(comp, kind, room, free, single_lovers, near_new_celebrity):
+    """The hotel's bitmaps once a tourist of ``kind`` moved into ``room``, in a plan: (free
+    rooms, rooms holding one lover, rooms next to a celebrity placed in this plan)."""
+    if kind == CELEBRITY and room < comp.base_rooms:
+        near_new_celebrity |= comp.room_adjacent[room]
+    if kind == LOVER and (single_lovers >> room) & 1:
+        single_lovers &= ~(1 << room)
+    else:
+        free &= ~(1 << room)
+        if kind == LOVER:
+            single_lovers |= 1 << room
+    return free, single_lovers, near_new_celebrity
+
+
+@rule
 def plan_take_nb(comp, view, p, price, group, most, out):
     """Place up to ``most`` tourists of ``group`` in seat p's hotel for the most money, writing
     the placements to ``out`` (GROUP, N_TAKE, TAKE pairs); returns the money they pay.
@@ -173,14 +188,8 @@ def plan_take_nb(comp, view, p, price, group, most, out):
                                      near_new_celebrity)
             if room < 0:
                 continue
-            if kind == CELEBRITY and room < comp.base_rooms:
-                near_new_celebrity |= comp.room_adjacent[room]
-            if kind == LOVER and (single_lovers >> room) & 1:
-                single_lovers &= ~(1 << room)
-            else:
-                free &= ~(1 << room)
-                if kind == LOVER:
-                    single_lovers |= 1 << room
+            free, single_lovers, near_new_celebrity = _moved_in_nb(
+                comp, kind, room, free, single_lovers, near_new_celebrity)
             out[TAKE + 2 * placed] = chip
             out[TAKE + 2 * placed + 1] = room
             placed += 1
@@ -514,14 +523,8 @@ def _plan_group_nb(comp, view, p, group, at, slot, free, single_lovers, doubling
                 room, double = _plan_room_nb(comp, suites, kind, free, doubled)
                 if room < 0:
                     continue
-            if kind == CELEBRITY and room < comp.base_rooms:
-                near_new_celebrity |= comp.room_adjacent[room]
-            if kind == LOVER and (single_lovers >> room) & 1:
-                single_lovers &= ~(1 << room)
-            else:
-                free &= ~(1 << room)
-                if kind == LOVER:
-                    single_lovers |= 1 << room
+            free, single_lovers, near_new_celebrity = _moved_in_nb(
+                comp, kind, room, free, single_lovers, near_new_celebrity)
             placed += 1
             m_sum += 2 if double else 1
             b_sum += comp.chip_buoy[chip]
