@@ -47,8 +47,8 @@ SHOWDOWN_POOL = ("lookahead", "holiday", "undercut", "weighted", "greedy", "fixe
                  "saver")
 LINEUPS = {"random": ("random", 1), "greedy": ("greedy", 1 / 8), "undercut": ("undercut", 1 / 4),
            "lookahead": ("lookahead", 1 / 50), "showdown pool": (SHOWDOWN_POOL, 1 / 10)}
-#: Chunks a line-up's games are cut into: enough to keep every thread or worker busy to the end.
-CHUNKS = 16
+#: Chunks a cluster's measurement is cut into per task slot: every worker gets several.
+CHUNKS_PER_SLOT = 4
 
 
 @dataclass
@@ -76,10 +76,11 @@ def _best_rate(run, games: int, repeat: int) -> float:
 
 
 def kernel_rate(players: int, games: int, seed: int = 1, threads: int = 1, repeat: int = 3,
-                data=None, strategies="random") -> float:
+                data=None, strategies="random", chunk: int | None = None) -> float:
     """Games per second of the compiled kernel with ``strategies`` (a spec for every seat, or a
-    pool: a list) on ``threads`` threads, played in chunks as a run plays them
-    (``samsim.engine.batches``: on the active cluster, if there is one)."""
+    pool: a list) on ``threads`` threads, played in chunks as a run plays them (of
+    ``DEFAULT_CHUNK`` games unless ``chunk``; ``samsim.engine.batches``: on the active cluster,
+    if there is one)."""
     from collections import deque
 
     from samsim import components, engine
@@ -89,7 +90,7 @@ def kernel_rate(players: int, games: int, seed: int = 1, threads: int = 1, repea
     data = data or components.load()
     seats = lineup(players, strategies) if isinstance(strategies, str) else \
         pool_design(players, list(strategies))
-    chunk = max(256, -(-games // CHUNKS))
+    chunk = chunk or engine.DEFAULT_CHUNK
 
     def play(n):
         deque(engine.batches([(0, n)], players, seed, data, seats, chunk, threads), maxlen=0)
@@ -118,8 +119,10 @@ def lineup_rates(games: int, seed: int = 1, repeat: int = 3, note=lambda text: N
                                                strategies=strategies)
             note(f"{name}: {rates['all threads']:,.0f} games/s on {most} threads")
         if on is not None:
-            rates["cluster"] = kernel_rate(4, n * min(on.slots(), 4), seed, None, repeat,
-                                           strategies=strategies)
+            slots = on.slots()
+            total = n * min(slots, 4)
+            rates["cluster"] = kernel_rate(4, total, seed, None, repeat, strategies=strategies,
+                                           chunk=max(256, total // (CHUNKS_PER_SLOT * slots)))
             note(f"{name}: {rates['cluster']:,.0f} games/s on the cluster")
         out[name] = rates
     return out
@@ -240,6 +243,8 @@ THREAD_HEADERS = ("threads", "games/s (4 players, random)", "vs 1 thread", "effi
 
 
 def markdown(result: BenchResult) -> str:
+    from samsim.engine.play import DEFAULT_CHUNK
+
     def table(headers, rows):
         lines = ["| " + " | ".join(headers) + " |", "| " + " | ".join("---:" for _ in headers) + " |"]
         return lines + ["| " + " | ".join(row) + " |" for row in rows]
@@ -253,8 +258,9 @@ def markdown(result: BenchResult) -> str:
                   f"cache), warm {c['warm']:.1f} s (from the cache); `import samsim.engine` "
                   f"{c['warm_import']:.1f} s.", ""]
     lines += [f"Kernel: {result.games:,} games per player count (x threads for scaling, up to 4x), "
-              f"random strategy, best of the repeats after a warm-up; line-ups: a share of that "
-              f"(lookahead 1/50); reference: {result.reference_games:,} games of random, the "
+              f"random strategy, best of the repeats after a warm-up, in chunks of "
+              f"{DEFAULT_CHUNK:,} games as runs play them; line-ups: a share of that (lookahead "
+              f"1/50), on a cluster in {CHUNKS_PER_SLOT} chunks per task slot; reference: {result.reference_games:,} games of random, the "
               f"'vs reference' column against its 4-player rate.", f"Machine: {result.machine}."]
     if result.cluster:
         lines += [f"Cluster: {result.cluster}."]
