@@ -22,7 +22,7 @@ from samsim.engine import cluster as clustering
 from samsim.engine.designs import pool_design
 from samsim.engine.lineup import unshipped
 from samsim.runs import results
-from test_cli import run_here
+from test_cli import EXPERIMENTS, REPORTS, run_here
 
 DATA = components.load()
 LINEUP = ["greedy", "undercut", "saver", "random"]
@@ -160,6 +160,21 @@ def test_the_command_line_plays_on_a_scheduler(cluster, threads_run, tmp_path):
     assert done.returncode == 0, done.stderr
     assert "playing on the Dask cluster" in done.stderr
     _same_folders(threads_run, tmp_path / "run")
+
+
+@pytest.mark.parametrize("kind", ["bal", "cmp"])
+def test_an_experiment_on_the_cluster_reports_what_threads_report(cluster, tmp_path, kind):
+    """``samsim run --scheduler``: the balance and compare kinds (sensitivity is made of both)
+    give the report a thread run gives, word for word."""
+    exp = tmp_path / f"{kind}.toml"
+    exp.write_text(EXPERIMENTS[kind], encoding="utf-8")
+    address = cluster.client.scheduler.address
+    for where, extra in (("threads", ()), ("dask", ("--scheduler", address))):
+        done = run_here("run", exp, "--results", tmp_path / where, *extra, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+    name = REPORTS[kind]
+    threads, dask = (next((tmp_path / where).rglob(name)).read_text() for where in ("threads", "dask"))
+    assert threads == dask
 
 
 def test_workers_with_other_sources_are_refused(cluster, monkeypatch):

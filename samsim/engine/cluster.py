@@ -39,7 +39,7 @@ import numpy as np
 import samsim
 from samsim.components import GameData
 from samsim.engine import play
-from samsim.engine.lineup import Lineup, unshipped
+from samsim.engine.lineup import Lineup, lineup, unshipped
 from samsim.kernel.jit import CACHE_DIR, source_key
 from samsim.kernel.state import State, allocate
 
@@ -368,17 +368,18 @@ def batches(ranges, players: int, seed: int, data: GameData, seats, chunk_size: 
     if cluster is None or log or not ranges:
         return play.batches(ranges, players, seed, data, seats, chunk_size, threads, record,
                             per_deal, progress, log)
-    return cluster.batches(ranges, players, seed, data, seats, chunk_size, threads, record,
-                           per_deal, progress)
+    return cluster.batches(ranges, players, seed, data, lineup(players, seats), chunk_size,
+                           threads, record, per_deal, progress)
 
 
 def warm_up(players: int, seed: int, data: GameData, seats, threads: int | None = None) -> None:
-    """Load (or compile) the engine and ``seats``' strategies where the games will be played."""
+    """Load (or compile) the engine and ``seats``' strategies (a line-up or specs) where the
+    games will be played."""
     cluster = active()
     if cluster is None:
         play.run_batch(1, players, seed, 0, data, threads=threads, strategies=seats)
     else:
-        cluster.prepare(players, seed, data, seats, threads)
+        cluster.prepare(players, seed, data, lineup(players, seats), threads)
 
 
 __all__ = ["Cluster", "ClusterError", "OUTCOME", "active", "batches", "fingerprint", "here",
