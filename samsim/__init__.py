@@ -11,6 +11,8 @@ The entry points are re-exported here but imported on first use, so that ``impor
     run_simulation(games, players, seed, out=DIR) a run written chunk by chunk (resumable)
     load(path, table="results")                  a results file or run folder, as pandas
     pool_design(players, pool)                   a pool of strategies seated by a balanced design
+    Cluster(scheduler=ADDRESS or workers=N)      inside ``with`` it, runs, simulate, compare and
+                                                 balance play their games on Dask
 """
 
 __version__ = "0.2.0"
@@ -24,6 +26,7 @@ _LAZY = {
     "load": ("samsim.runs.results", "load"),
     "run_simulation": ("samsim.runs.results", "run_simulation"),
     "pool_design": ("samsim.engine.designs", "pool_design"),
+    "Cluster": ("samsim.engine.cluster", "Cluster"),
 }
 
 __all__ = ["__version__", *_LAZY]
