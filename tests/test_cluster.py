@@ -207,7 +207,9 @@ def test_an_unreachable_scheduler_is_one_line_and_exit_2_quickly(tmp_path):
 @pytest.mark.parametrize("args,message", [
     (("--workers", 0), "workers must be a positive whole number"),
     (("--workers", 2, "--scheduler", "tcp://127.0.0.1:9"), "not both"),
-    (("--scheduler", "not an address"), "cannot reach a Dask scheduler")])
+    (("--workers", 10_000), "would only compete for them"),
+    (("--scheduler", "not an address"), "is not a scheduler address"),
+    (("--scheduler", ""), "is not a scheduler address")])
 def test_bad_cluster_options_are_one_line(tmp_path, args, message):
     done = run_here("simulate", "--games", 100, *args, cwd=tmp_path)
     assert done.returncode == 2 and message in done.stderr, done.stderr

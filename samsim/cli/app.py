@@ -135,9 +135,16 @@ def playing_on(scheduler: str | None, workers: int | None, threads: int | None):
             cluster = Cluster(scheduler, workers, threads).__enter__()
         except ClusterError as error:
             fail(str(error))
+        except KeyboardInterrupt:  # Ctrl-C while it starts: nothing was played yet
+            print("samsim: interrupted while joining the cluster, before any game was played",
+                  file=sys.stderr)
+            raise typer.Exit(130) from None
     try:
         status_console.print(f"playing on {cluster.describe()}", markup=False)
         yield
+    except KeyboardInterrupt:  # before the command's own handler took over (starting to play)
+        print("samsim: interrupted", file=sys.stderr)
+        raise typer.Exit(130) from None
     finally:
         cluster.__exit__(None, None, None)
 

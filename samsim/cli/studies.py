@@ -443,6 +443,10 @@ def _run_simulate(exp, data, results_dir, threads, resume, overwrite) -> None:
         seats = seating(players, ",".join(exp.strategies) if exp.strategies else None,
                          ",".join(exp.pool) if exp.pool else None)
         games = whole_passes(exp.games, seats)
+        if games != exp.games:
+            status_console.print(f"{players} players: games rounded up to {games:,}: whole "
+                                 f"passes through the pool's balanced design of "
+                                 f"{len(seats.seatings):,} seatings", markup=False)
         out = exp.run_dir(results_dir, players)
         run_with_bar(games, players, exp.seed, data, seats,
              exp.chunk_size or DEFAULT_CHUNK, threads, out, resume, overwrite, record,

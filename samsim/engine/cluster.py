@@ -146,8 +146,9 @@ def warm(key: str, blob: bytes) -> str:
 
 def _deaf_to_ctrl_c():
     """A plugin for the workers samsim starts itself (and those their nannies start again):
-    Ctrl-C in the terminal reaches every process of its group, and the client, not each
-    worker, answers it (they would each print a traceback). Workers a user started are left as
+    Ctrl-C in the terminal reaches every process of its group, and the command, not each
+    worker, answers it (they would each print a traceback; only a worker still starting, in
+    the second or so before the plugin reaches it, does). Workers a user started are left as
     they are. Built here so that importing samsim does not import Dask."""
     from distributed import WorkerPlugin
 
@@ -190,6 +191,11 @@ class Cluster:
         if workers is not None and (not isinstance(workers, int) or isinstance(workers, bool)
                                     or workers < 1):
             raise ClusterError(f"workers must be a positive whole number, got {workers!r}")
+        cores = os.cpu_count() or 1
+        if workers is not None and workers > cores:
+            raise ClusterError(f"{workers} local worker processes on {cores} cores would only "
+                               f"compete for them: give at most {cores}, or --scheduler for a "
+                               f"cluster of several machines")
         if threads is not None and (not isinstance(threads, int) or threads < 1):
             raise ClusterError(f"threads must be a positive whole number, got {threads!r}")
         self.scheduler, self.workers, self.threads = scheduler, workers, threads
@@ -210,7 +216,11 @@ class Cluster:
         else:
             try:
                 self.client = Client(self.scheduler, timeout=CONNECT_SECONDS)
-            except Exception as error:  # noqa: BLE001  (OSError, TimeoutError, ValueError...)
+            except ValueError as error:  # Dask's word for an address it cannot parse
+                raise ClusterError(f"{self.scheduler!r} is not a scheduler address "
+                                   f"({_reason(error)}): give it as 'dask scheduler' prints it, "
+                                   f"e.g. tcp://10.0.0.5:8786") from None
+            except Exception as error:  # noqa: BLE001  (OSError, TimeoutError...)
                 raise ClusterError(f"cannot reach a Dask scheduler at {self.scheduler} "
                                    f"({_reason(error)}): start one with 'dask scheduler' and "
                                    f"give the address it prints") from None
