@@ -24,6 +24,7 @@ oldest one not yet handed on, which bounds the memory a slow chunk makes the cli
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import logging
 import os
@@ -62,10 +63,15 @@ class ClusterError(ValueError):
 def fingerprint() -> str:
     """samsim's version and the hash of every source file it plays with (the package and the
     strategy library): two processes with the same fingerprint play the same games."""
+    return f"{samsim.__version__}+{_sources_key()}"
+
+
+@functools.cache
+def _sources_key() -> str:
+    """Hashed once per process (a run asks for every batch): sources do not change under it."""
     package = Path(samsim.__file__).resolve().parent
     library = Path(play.__file__).resolve().parents[2] / "strategies"
-    sources = (package, library) if library.is_dir() else (package,)
-    return f"{samsim.__version__}+{source_key(sources)}"
+    return source_key((package, library) if library.is_dir() else (package,))
 
 
 @dataclass(frozen=True)
@@ -263,10 +269,9 @@ class Cluster:
     def describe(self) -> str:
         """The cluster in a few words: scheduler, workers, threads."""
         info = self.client.scheduler_info(n_workers=-1)
-        workers = info["workers"].values()
-        threads = sum(w.get("nthreads", 1) for w in workers)
-        return (f"the Dask cluster at {info.get('address', self.scheduler)}: {len(workers)} "
-                f"worker{'s' * (len(workers) != 1)}, {threads} task slot{'s' * (threads != 1)}")
+        workers, slots = len(info["workers"]), self.slots()
+        return (f"the Dask cluster at {info.get('address', self.scheduler)}: {workers} "
+                f"worker{'s' * (workers != 1)}, {slots} task slot{'s' * (slots != 1)}")
 
     def slots(self) -> int:
         """Tasks the cluster runs at once (one per worker thread)."""
@@ -299,8 +304,7 @@ class Cluster:
         from distributed import wait
 
         key, blob = self._job(players, seed, data, seats, threads, record, per_deal)
-        chunks = [(start, min(chunk_size, stop - start)) for first, stop in ranges
-                  for start in range(int(first), int(stop), chunk_size)]
+        chunks = play.chunks(ranges, chunk_size)
         sizes = dict(chunks)
         window = 2 * self.slots() + 2
         ahead = iter(chunks)

@@ -192,27 +192,32 @@ def batches(ranges, players: int, seed: int, data: GameData, seats, chunk_size: 
     with _threads(threads):
         smallest = 4 * numba.get_num_threads()
     unit = smallest
-    for first, stop in ranges:
-        for start in range(first, stop, chunk_size):
-            n = min(chunk_size, stop - start)
-            done = 0
-            try:
-                while done < n:
-                    u = min(unit, n - done)
-                    began = time.perf_counter()
-                    run_batch(u, players, seed, start + done, data, None, threads,
-                              reuse=State(*(a[done:done + u] for a in rows)), strategies=seats,
-                              per_deal=per_deal)
-                    done += u
-                    if progress is not None:
-                        progress(u)
-                    took = max(time.perf_counter() - began, 1e-6)
-                    unit = max(smallest, min(4 * u, int(u * UNIT_SECONDS / took)))
-            except KeyboardInterrupt:
-                if done:
-                    yield start, done, State(*(a[:done] for a in rows))
-                raise
-            yield start, n, State(*(a[:n] for a in rows))
+    for start, n in chunks(ranges, chunk_size):
+        done = 0
+        try:
+            while done < n:
+                u = min(unit, n - done)
+                began = time.perf_counter()
+                run_batch(u, players, seed, start + done, data, None, threads,
+                          reuse=State(*(a[done:done + u] for a in rows)), strategies=seats,
+                          per_deal=per_deal)
+                done += u
+                if progress is not None:
+                    progress(u)
+                took = max(time.perf_counter() - began, 1e-6)
+                unit = max(smallest, min(4 * u, int(u * UNIT_SECONDS / took)))
+        except KeyboardInterrupt:
+            if done:
+                yield start, done, State(*(a[:done] for a in rows))
+            raise
+        yield start, n, State(*(a[:n] for a in rows))
+
+
+def chunks(ranges, chunk_size: int) -> list[tuple[int, int]]:
+    """(first game, games) of each chunk ``ranges`` are played in: the files of a run folder,
+    wherever the games are played (``samsim.engine.cluster``), so only this cuts them."""
+    return [(start, min(chunk_size, stop - start)) for first, stop in ranges
+            for start in range(int(first), int(stop), chunk_size)]
 
 
 def checked(games, players, seed, data, params, chunk_size, threads, strategies):
