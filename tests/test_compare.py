@@ -24,8 +24,8 @@ def test_a_group_seats_every_placement_or_the_pool_design():
     assert sorted(map(tuple, two.arrangements)) == sorted(
         (a, b) for a in range(4) for b in range(4) if a != b)
     assert two.seatings()[0] == ["greedy", "saver", "fixed", "fixed"]
-    assert compare.design(["a", "b", "c"], 6, "fixed").size == 120  # never fewer placements
-    more = compare.design(["a", "b", "c", "d"], 3, "fixed")  # more than seats: the pool design
+    assert compare.design(["random", "saver", "greedy"], 6, "fixed").size == 120  # never fewer
+    more = compare.design(["random", "saver", "greedy", "undercut"], 3, "fixed")  # the pool design
     assert more.size == 24 and (more.arrangements == -1).sum() == 24
     assert all("fixed" not in row for row in more.seatings())
     with pytest.raises(compare.CompareError, match="at least two"):

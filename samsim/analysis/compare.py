@@ -52,6 +52,9 @@ class Design:
     players: int
     arrangements: np.ndarray  # int64[S, C]: seat of each contestant in each seating, -1 = out
     duplicate: bool = False  # the games of a group share one deal (else each has its own)
+    #: the Strategy each label names (contestants, then the field): a strategy file's label
+    #: ("mine") is not a name that finds it again
+    strategies: tuple = ()
 
     @property
     def size(self) -> int:
@@ -69,9 +72,11 @@ class Design:
         return rows
 
 
-def design(contestants, players: int, field: str, duplicate: bool = False) -> Design:
-    """The contestants' balanced design at a ``players`` table (the field in any free seat)."""
+def design(contestants, players: int, field, duplicate: bool = False) -> Design:
+    """The contestants' balanced design at a ``players`` table (the field in any free seat);
+    strategies given as specs or ``Strategy`` objects."""
     from samsim.engine.designs import MAX_SEATINGS, design_size, placements
+    from samsim.engine.registry import parse_spec
 
     k = len(contestants)
     if k < 2:
@@ -80,7 +85,10 @@ def design(contestants, players: int, field: str, duplicate: bool = False) -> De
         raise CompareError(f"{k} strategies at {players} players need groups of "
                            f"{design_size(players, k):,} games (at most {MAX_SEATINGS:,}): "
                            f"compare fewer")
-    return Design(tuple(contestants), field, players, placements(players, k), duplicate)
+    members = [parse_spec(s) for s in [*contestants, field]]
+    contestants, field = [m.spec() for m in members[:-1]], members[-1].spec()
+    return Design(tuple(contestants), field, players, placements(players, k), duplicate,
+                  tuple(members))
 
 
 @dataclass
@@ -126,7 +134,8 @@ def play(plan: Design, first: int, stop: int, seed: int, data, threads=None,
     from samsim.engine.registry import parse_spec
 
     size, k = plan.size, len(plan.contestants)
-    seats = Lineup([[parse_spec(s) for s in row] for row in plan.seatings()])
+    named = {m.spec(): m for m in plan.strategies}
+    seats = Lineup([[named.get(s) or parse_spec(s) for s in row] for row in plan.seatings()])
     per_chunk = size * max(1, (chunk_size or engine.DEFAULT_CHUNK) // size)
     games = (stop - first) * size
     share, money, rank = (np.full((games, k), np.nan) for _ in range(3))
@@ -369,13 +378,10 @@ def compare(contestants, players: int = 4, games: int = 100_000, seed: int = 0, 
     from samsim.stats.ratings import plackett_luce
 
     data = data or components.load()
-    from samsim.engine.registry import parse_spec
-
     # labels as Strategy.spec writes them: they name the code that played (greedy@1a2b3c4d for
     # a local file shadowing the built-in)
-    contestants = [parse_spec(s).spec() for s in contestants]
-    field_spec = parse_spec(field_spec).spec()
     plan = design(contestants, players, field_spec, duplicate)
+    contestants, field_spec = list(plan.contestants), plan.field
     within = list(itertools.combinations(range(len(contestants)), 2))
     m = len(within)
     # every pair is one test: alpha is split over all of them (Bonferroni)

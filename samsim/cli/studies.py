@@ -86,8 +86,8 @@ def compare(
 
     data = load_rules(rules)
     try:
-        specs = [parse_spec(s).spec() for text in strategies for s in parse_specs(text, "strategies")]
-        field = parse_spec(field).spec()
+        specs = [parse_spec(s) for text in strategies for s in parse_specs(text, "strategies")]
+        field = parse_spec(field)
         if not data.min_players <= players <= data.max_players:
             raise ValueError(f"players must be {data.min_players}..{data.max_players}, got {players}")
         if games < 1 or batch_games < 1:
@@ -215,13 +215,12 @@ def _compare(specs, players, games, seed, field, data, threads, margin, edge, ba
              duplicate):
     """``samsim.analysis.compare.compare`` with a progress bar (``edge``: sequential, else None)."""
     from samsim.analysis import compare as comparing
-    from samsim.engine.registry import parse_spec
     from samsim.stats import inference
 
     plan = comparing.design(specs, players, field, duplicate)
     with Bar("comparing (at most)" if edge else "comparing", comparing.games_played(games, plan),
-              [parse_spec(s).info for s in [*specs, field]]) as bar:
-        warm_up(players, seed, data, threads, field)
+              [s.info for s in plan.strategies]) as bar:
+        warm_up(players, seed, data, threads, plan.strategies[-1])
         bar.begin()
         result = comparing.compare(
             specs, players, games, seed, field, data, threads, margin / 100,
@@ -310,6 +309,123 @@ def _balance_bar(plan, seed, data, threads):
         warm_up(plan[0][0], seed, data, threads, plan[0][1])
         bar.begin()
         yield bar
+
+
+@app.command(epilog="Example: samsim tune weighted --players 4 --against "
+                    "lookahead,holiday,undercut,greedy --budget 2000000 --out results/tune1")
+def tune(
+    strategy: Annotated[str, typer.Argument(
+        metavar="STRATEGY", help="The strategy to tune, as a spec: its parameters start from the "
+                                 "spec's values (e.g. 'weighted(w_future=-1)').",
+        show_default=False)],
+    out: Annotated[Path, typer.Option(
+        metavar="DIR", help="The tune folder: every generation is saved there as it ends (so "
+                            "--resume goes on), the report in DIR/report/.",
+        show_default=False)],
+    players: Annotated[int, typer.Option(help="Number of players (seats), 3..6.")] = 4,
+    against: Annotated[Optional[str], typer.Option(
+        help="The other seats: a strategy in every one, or a comma-separated pool seated by "
+             "its balanced design around the tuned seat.")] = None,
+    self_play: Annotated[bool, typer.Option(
+        "--self-play", help="The other seats: copies of the optimiser's current centre, "
+                            "generation after generation (instead of --against).")] = False,
+    budget: Annotated[int, typer.Option(
+        help="Games to play in all, every candidate's and the centre's.")] = 1000000,
+    params: Annotated[Optional[str], typer.Option(
+        help="The parameters to tune, comma-separated (default: all; the others keep the "
+             "spec's values).")] = None,
+    games: Annotated[int, typer.Option(
+        help="Games per candidate in the first generation, rounded up to whole balanced "
+             "groups; doubled whenever a generation's candidates are too close to rank.")] = 2000,
+    max_games: Annotated[Optional[int], typer.Option(
+        help="Most games per candidate in a generation (default: 16 x --games).")] = None,
+    popsize: Annotated[Optional[int], typer.Option(
+        help="Candidates per generation (default: CMA-ES's, 4 + 3 ln(parameters)).")] = None,
+    sigma: Annotated[float, typer.Option(
+        help="Starting step size, as a share of each parameter's range.")] = 0.1,
+    generations: Annotated[Optional[int], typer.Option(
+        help="Stop after this many generations (default: when the budget is spent or CMA-ES "
+             "converges).")] = None,
+    seed: Annotated[int, typer.Option(help="Seed (0..2**64-1): the same seed, the same "
+                                           "tune.")] = 7,
+    confirm_games: Annotated[int, typer.Option(
+        help="Games of the final confirmation (samsim compare of the tuned strategy, its start "
+             "and --reference on fresh deals); 0 skips it.")] = 100000,
+    reference: Annotated[str, typer.Option(
+        help="The strategy the tuned one is confirmed against, beside its start.")] = "lookahead",
+    rules: RulesOption = None,
+    threads: ThreadsOption = None,
+    scheduler: SchedulerOption = None,
+    workers: WorkersOption = None,
+    resume: Annotated[bool, typer.Option("--resume", help="Go on with the tune in --out.")]
+        = False,
+    overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace the tune in --out.")]
+        = False,
+):
+    """Tune a strategy's parameters by simulation (CMA-ES on common deals) to win against a field."""
+    from samsim.analysis import tune as tuning
+    from samsim.analysis.report import data_note
+    from samsim.analysis.tune_report import print_tuning, write_tuning
+
+    data = load_rules(rules)
+    try:
+        if confirm_games < 0:
+            raise ValueError(f"--confirm-games must be 0 (no confirmation) or more, got "
+                             f"{confirm_games}")
+        field = tuple(parse_specs(against, "--against")) if against is not None else ()
+        setup = tuning.Setup(
+            strategy, players, budget, field, self_play,
+            tuple(parse_specs(params, "--params")) if params is not None else None, games,
+            max_games, popsize, sigma, seed, generations).check(data)
+        with playing_on(scheduler, workers, threads):
+            result = _tune(setup, data, out, resume, overwrite, threads)
+            confirmation = _confirm(result, confirm_games, reference, data, threads) \
+                if confirm_games else None
+        written = write_tuning(result, confirmation, out / "report", data_note(data))
+    except (ValueError, OSError) as error:
+        fail(str(error))
+    except KeyboardInterrupt:
+        print(f"samsim: tune interrupted; the generations played are kept in {out}: add --resume "
+              f"to the same command to go on", file=sys.stderr)
+        raise typer.Exit(130)
+    print_tuning(result, confirmation, console, data_note(data))
+    print_written(written)
+
+
+def _tune(setup, data, out, resume, overwrite, threads):
+    """``samsim.analysis.tune.tune`` with a progress bar that names the generation and the
+    centre's win rate, and a line per generation."""
+    from samsim.analysis import tune as tuning
+    from samsim.engine.registry import parse_spec
+
+    infos = [parse_spec(s).info for s in [setup.start, *setup.field]]
+    with Bar("tuning", setup.budget, infos) as bar:
+        warm_up(setup.players, setup.seed, data, threads, setup.start)
+
+        def ended(g):
+            text = (f"generation {g.index}: centre {g.centre_rate:.1%} ({g.centre_low:.1%}–"
+                    f"{g.centre_high:.1%}), {g.deals:,} games a candidate")
+            bar.progress.console.print(text, markup=False, highlight=False)
+            bar.next_run(f"generation {g.index + 1} (centre {g.centre_rate:.1%})")
+            bar.found_next = False
+
+        result = tuning.tune(setup, data, out, resume, overwrite, threads, bar.advance, ended,
+                             found=lambda history: bar.skip(sum(g.games for g in history)))
+        bar.progress.update(bar.task, total=result.games)  # the budget's rest fits no generation
+        return result
+
+
+def _confirm(result, games, reference, data, threads):
+    from samsim.analysis import compare as comparing
+    from samsim.analysis import tune as tuning
+
+    contestants, field = tuning.confirmation(result, reference)
+    plan = comparing.design(contestants, result.setup.players, field)
+    with Bar("confirming", comparing.games_played(games, plan),
+             [s.info for s in plan.strategies]) as bar:
+        bar.begin()
+        return tuning.confirm(result, games, reference, data=data, threads=threads,
+                              progress=bar.advance)
 
 
 @app.command(epilog="Example: samsim report results/run1 --out results/run1/report")

@@ -100,5 +100,16 @@ def placements(players: int, contestants: int) -> np.ndarray:
     return out
 
 
+def around(players: int, field_size: int) -> np.ndarray:
+    """int64[S, players]: one seat for a strategy on trial (-1) and the others filled from a field
+    of ``field_size`` strategies (their index), balanced by construction: the trial seat goes
+    round every seat, and the field's seats are the pool design of the others (every strategy
+    of it in every seat, every two meeting, equally often). A field of one is that strategy in
+    every other seat, so S = players."""
+    others = pool_seatings(players - 1, field_size)
+    return np.array([[*row[:seat], -1, *row[seat:]] for seat in range(players) for row in others],
+                    np.int64)
+
+
 __all__ = ["POOL_DESIGN", "MAX_SEATINGS", "design_size", "pool_seatings", "pool_design", "mix_design",
-           "whole_passes", "placements"]
+           "whole_passes", "placements", "around"]

@@ -123,6 +123,45 @@ def variance_reduction(per_game, per_group, group_size: int) -> float:
     return v_game / (group_size * v_group) if v_group > 0 else math.nan  # every group tied
 
 
+# ------------------------------------------------------------------------------ common deals
+
+@dataclass(frozen=True)
+class Spread:
+    """Do candidates that played the same deals differ? The two-way analysis of variance of
+    their results (deals x candidates, one game each, no interaction term): the deal's luck
+    is a row effect and drops out, so only the game-to-game noise left after it blurs the
+    candidates' ranking."""
+
+    f: float  # mean square of the candidates over the residual one (1 in expectation if alike)
+    p_value: float  # of F(k-1, (n-1)(k-1)); NaN where no game differed from its deal's others
+    noise: float  # residual variance of one game's result, the deal's share removed
+    gain: float  # Var(difference) of independent games over that on common deals (>1: CRN paid)
+    deals: int
+    candidates: int
+
+
+def common_deals_spread(values) -> Spread:
+    """``values``: float[deals, candidates], one game of each candidate on each deal."""
+    v = np.asarray(values, dtype=float)
+    n, k = v.shape
+    if n < 2 or k < 2:
+        raise ValueError("common_deals_spread needs two deals and two candidates at least")
+    rows = v.mean(axis=1, keepdims=True)
+    cols = v.mean(axis=0, keepdims=True)
+    residual = v - rows - cols + v.mean()
+    dof = (n - 1) * (k - 1)
+    noise = float((residual ** 2).sum() / dof)
+    between = float(n * ((cols - v.mean()) ** 2).sum() / (k - 1))
+    independent = float(2 * v.var(axis=0, ddof=1).mean())  # Var(x_i - x_j) for unrelated games
+    if noise > 0:
+        f = between / noise
+        p = float(stats.f.sf(f, k - 1, dof))
+        gain = independent / (2 * noise)  # on one deal, Var(x_i - x_j) = 2 noise
+    else:
+        f, p, gain = (math.inf if between > 0 else math.nan), math.nan, math.inf
+    return Spread(f, p, noise, gain, n, k)
+
+
 # --------------------------------------------------------------------------------- sequential
 
 @dataclass(frozen=True)
