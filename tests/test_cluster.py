@@ -152,6 +152,20 @@ def test_compare_on_the_cluster_gives_the_same_answer(cluster):
         assert np.array_equal(getattr(here, field), getattr(there, field), equal_nan=True), field
 
 
+def test_a_tune_on_the_cluster_is_the_tune_on_threads(cluster, tmp_path):
+    """Every generation's games played as Dask tasks (the toy strategy shipped by its source):
+    the tune folder, evaluations and optimiser's steps, is the one threads write."""
+    from samsim.analysis import tune as tuning
+
+    setup = tuning.Setup(start=str(Path(__file__).parent / "strategies" / "planted.py"),
+                         players=4, field=("greedy",), budget=8000, games=200, popsize=4,
+                         sigma=0.2, seed=6)
+    with clustering.here():
+        tuning.tune(setup, DATA, tmp_path / "threads")
+    tuning.tune(setup, DATA, tmp_path / "dask")
+    _same_folders(tmp_path / "threads", tmp_path / "dask")
+
+
 def test_the_command_line_plays_on_a_scheduler(cluster, threads_run, tmp_path):
     address = cluster.client.scheduler.address
     done = run_here("simulate", "--players", 4, "--games", 6000, "--seed", 3, "--chunk-size", 500,

@@ -391,7 +391,7 @@ def tune(setup: Setup, data=None, out: str | Path | None = None, resume: bool = 
                                 f"files): --overwrite to start again")
             _tell(es, setup, g.index, xs, g.win_rate)
         if found is not None:
-            found(history)
+            found(list(history))
         played = sum(g.games for g in history)
         k = setup.candidates()
         while True:
@@ -570,14 +570,15 @@ def confirmation(tuning: Tuning, reference: str = "lookahead", field=None):
 
 
 def confirm(tuning: Tuning, games: int, reference: str = "lookahead", field=None, data=None,
-            threads=None, progress=None):
+            threads=None, progress=None, players: int | None = None):
     """``samsim compare`` of ``confirmation``'s strategies on fresh deals (seed + 1: the tune
-    never saw them), with a margin of one point for "no difference"."""
+    never saw them), with a margin of one point for "no difference"; at the tune's player count,
+    or at ``players`` (is what was best at 4 players good at 6?)."""
     from samsim.analysis.compare import compare
 
     contestants, field_spec = confirmation(tuning, reference, field)
-    return compare(contestants, tuning.setup.players, games, tuning.setup.seed + 1, field_spec,
-                   data, threads, margin=CONFIRM_MARGIN, progress=progress)
+    return compare(contestants, players or tuning.setup.players, games, tuning.setup.seed + 1,
+                   field_spec, data, threads, margin=CONFIRM_MARGIN, progress=progress)
 
 
 __all__ = ["Setup", "Space", "space", "Generation", "Tuning", "TuneError", "tune", "play",

@@ -87,7 +87,7 @@ def _verdicts(confirmation, best: str) -> list[str]:
     return list(mine["verdict"])
 
 
-def print_tuning(t: Tuning, confirmation, console: Console, data_line: str = "") -> None:
+def print_tuning(t: Tuning, confirmations, console: Console, data_line: str = "") -> None:
     from samsim.analysis.report import numbers_table
 
     console.print(f"[bold]tuned: {t.best}[/bold]", highlight=False)
@@ -96,35 +96,36 @@ def print_tuning(t: Tuning, confirmation, console: Console, data_line: str = "")
     console.print()
     console.print(numbers_table(list(HEADERS), _rows(t), "the learning curve: the centre on "
                                 "each generation's deals"))
-    if confirmation is not None:
+    for c in confirmations:
         console.print()
-        console.print(f"confirmation on fresh deals (seed {confirmation.seed}), "
-                      f"{confirmation.games:,} games:", markup=False)
-        for line in _verdicts(confirmation, t.best):
+        console.print(f"confirmation at {c.players} players on fresh deals (seed {c.seed}), "
+                      f"{c.games:,} games:", markup=False)
+        for line in _verdicts(c, t.best):
             console.print(f"[bold]{line}[/bold]")
     for line in (data_line, f"samsim {samsim.__version__}"):
         if line:
             console.print(line, markup=False)
 
 
-def markdown(t: Tuning, confirmation, data_line: str, plot: str | None) -> str:
+def markdown(t: Tuning, confirmations, data_line: str, plot: str | None) -> str:
     name = t.config["labels"][0].split("(")[0]
     parts = [f"# Tuning `{name}` at {t.setup.players} players", "",
              f"**Tuned:** `{t.best}`", "", "(every command takes this spec; `samsim strategies` "
              "lists the parameters)", ""]
     parts += [f"- {line}" for line in description(t)] + [""]
-    if confirmation is not None:
-        from samsim.analysis.compare_report import _rank_cells
+    from samsim.analysis.compare_report import _rank_cells
 
-        parts += [f"## Confirmation on fresh deals ({confirmation.games:,} games, seed "
-                  f"{confirmation.seed})", "",
-                  f"`samsim compare` of the tuned strategy, its start and the reference "
-                  f"(the full comparison: [confirm/compare.md](confirm/compare.md)):", ""]
-        parts += [f"- {v}" for v in _verdicts(confirmation, t.best)] + [""]
+    for c in confirmations:
+        parts += [f"## Confirmation at {c.players} players on fresh deals ({c.games:,} games, "
+                  f"seed {c.seed})", "",
+                  f"`samsim compare` of the tuned strategy, its start and the reference (the "
+                  f"full comparison: [confirm/{c.players}p/compare.md](confirm/{c.players}p/"
+                  f"compare.md)); {c.description()[0]}:", ""]
+        parts += [f"- {v}" for v in _verdicts(c, t.best)] + [""]
         parts += ["| strategy | win rate | 95% CI | P-L strength | 95% CI |",
                   "| --- | ---: | ---: | ---: | ---: |"]
         parts += ["| " + " | ".join(_rank_cells(r)) + " |"
-                  for _, r in confirmation.ranking_frame().iterrows()] + [""]
+                  for _, r in c.ranking_frame().iterrows()] + [""]
     parts += ["## Learning curve", "",
               "The centre is the optimiser's mean, measured on each generation's deals before "
               "it learnt from them: an unbiased estimate. The best candidate is chosen on the "
@@ -177,9 +178,9 @@ def plot_learning(t: Tuning, path: Path) -> Path:
     return _save(plt, fig, path)
 
 
-def write_tuning(t: Tuning, confirmation, out, data_line: str) -> list[Path]:
-    """``tune.md``, ``learning_curve.png``, ``generations.csv`` and the confirmation's
-    comparison report (``confirm/``) in folder ``out``."""
+def write_tuning(t: Tuning, confirmations, out, data_line: str) -> list[Path]:
+    """``tune.md``, ``learning_curve.png``, ``generations.csv`` and each confirmation's
+    comparison report (``confirm/<N>p/``) in folder ``out``."""
     from samsim.analysis.compare_report import write_comparison
     from samsim.runs.results import prepare_output_dir, write_text
 
@@ -187,9 +188,9 @@ def write_tuning(t: Tuning, confirmation, out, data_line: str) -> list[Path]:
     plot = plot_learning(t, out / "learning_curve.png") if t.generations else None
     write_text(out / "generations.csv", generations_frame(t).to_csv(index=False))
     written = [out / "tune.md", *([plot] if plot else []), out / "generations.csv"]
-    if confirmation is not None:
-        written += write_comparison(confirmation, out / "confirm", data_line)
-    write_text(out / "tune.md", markdown(t, confirmation, data_line, str(plot) if plot else None))
+    for c in confirmations:
+        written += write_comparison(c, out / "confirm" / f"{c.players}p", data_line)
+    write_text(out / "tune.md", markdown(t, confirmations, data_line, str(plot) if plot else None))
     return written
 
 

@@ -160,13 +160,7 @@ def balance(
 
     data = load_rules(rules)
     try:
-        try:
-            counts = sorted({int(x) for x in players.split(",") if x.strip()})
-        except ValueError:
-            counts = []
-        if not counts or any(not data.min_players <= n <= data.max_players for n in counts):
-            raise ValueError(f"--players: give player counts {data.min_players}.."
-                             f"{data.max_players}, comma-separated, e.g. 3,4,5,6")
+        counts = _player_counts(players, data, "--players")
         if sum(x is not None for x in (strategy, pool, populations)) > 1:
             raise ValueError("give one of --strategy (every seat), --pool (seated by a balanced "
                              "design) or --populations (several of either)")
@@ -353,6 +347,9 @@ def tune(
              "and --reference on fresh deals); 0 skips it.")] = 100000,
     reference: Annotated[str, typer.Option(
         help="The strategy the tuned one is confirmed against, beside its start.")] = "lookahead",
+    confirm_players: Annotated[Optional[str], typer.Option(
+        help="Player counts to confirm at, comma-separated (default: --players): is what is "
+             "best at 4 players good at 6?")] = None,
     rules: RulesOption = None,
     threads: ThreadsOption = None,
     scheduler: SchedulerOption = None,
@@ -372,6 +369,8 @@ def tune(
         if confirm_games < 0:
             raise ValueError(f"--confirm-games must be 0 (no confirmation) or more, got "
                              f"{confirm_games}")
+        counts = _player_counts(confirm_players, data, "--confirm-players") \
+            if confirm_players is not None else [players]
         field = tuple(parse_specs(against, "--against")) if against is not None else ()
         setup = tuning.Setup(
             strategy, players, budget, field, self_play,
@@ -379,16 +378,16 @@ def tune(
             max_games, popsize, sigma, seed, generations).check(data)
         with playing_on(scheduler, workers, threads):
             result = _tune(setup, data, out, resume, overwrite, threads)
-            confirmation = _confirm(result, confirm_games, reference, data, threads) \
-                if confirm_games else None
-        written = write_tuning(result, confirmation, out / "report", data_note(data))
+            confirmations = [_confirm(result, confirm_games, reference, data, threads, n)
+                             for n in (counts if confirm_games else [])]
+        written = write_tuning(result, confirmations, out / "report", data_note(data))
     except (ValueError, OSError) as error:
         fail(str(error))
     except KeyboardInterrupt:
         print(f"samsim: tune interrupted; the generations played are kept in {out}: add --resume "
               f"to the same command to go on", file=sys.stderr)
         raise typer.Exit(130)
-    print_tuning(result, confirmation, console, data_note(data))
+    print_tuning(result, confirmations, console, data_note(data))
     print_written(written)
 
 
@@ -415,17 +414,28 @@ def _tune(setup, data, out, resume, overwrite, threads):
         return result
 
 
-def _confirm(result, games, reference, data, threads):
+def _confirm(result, games, reference, data, threads, players):
     from samsim.analysis import compare as comparing
     from samsim.analysis import tune as tuning
 
     contestants, field = tuning.confirmation(result, reference)
-    plan = comparing.design(contestants, result.setup.players, field)
-    with Bar("confirming", comparing.games_played(games, plan),
+    plan = comparing.design(contestants, players, field)
+    with Bar(f"confirming at {players} players", comparing.games_played(games, plan),
              [s.info for s in plan.strategies]) as bar:
         bar.begin()
         return tuning.confirm(result, games, reference, data=data, threads=threads,
-                              progress=bar.advance)
+                              progress=bar.advance, players=players)
+
+
+def _player_counts(text: str, data, option: str) -> list[int]:
+    try:
+        counts = sorted({int(x) for x in text.split(",") if x.strip()})
+    except ValueError:
+        counts = []
+    if not counts or any(not data.min_players <= n <= data.max_players for n in counts):
+        raise ValueError(f"{option}: give player counts {data.min_players}..{data.max_players}, "
+                         f"comma-separated, e.g. 3,4,5,6")
+    return counts
 
 
 @app.command(epilog="Example: samsim report results/run1 --out results/run1/report")
@@ -480,7 +490,7 @@ def run_experiment(
     if exp.description:
         console.print(exp.description, markup=False)
     kinds = {"simulate": _run_simulate, "balance": _run_balance, "compare": _run_compare,
-             "sensitivity": _run_sensitivity}
+             "sensitivity": _run_sensitivity, "tune": _run_tune}
     try:
         with playing_on(scheduler, workers, threads):
             kinds[exp.kind](exp, data, results_dir, threads, resume, overwrite)
@@ -526,6 +536,24 @@ def _run_compare(exp, data, results_dir, threads, resume, overwrite) -> None:
                       exp.deals == "duplicate")
     written = write_comparison(result, exp.report_dir(results_dir), data_note(data))
     print_comparison(result, console, data_note(data))
+    print_written(written)
+
+
+def _run_tune(exp, data, results_dir, threads, resume, overwrite) -> None:
+    from samsim.analysis import tune as tuning
+    from samsim.analysis.report import data_note
+    from samsim.analysis.tune_report import print_tuning, write_tuning
+
+    setup = tuning.Setup(exp.strategy, exp.players[0], exp.games, seed=exp.seed,
+                         **exp.tune).check(data)
+    result = _tune(setup, data, exp.run_dir(results_dir, setup.players), resume, overwrite,
+                   threads)
+    confirmations = [_confirm(result, exp.confirm_games, exp.reference, data, threads, n)
+                     for n in ((exp.confirm_players or [setup.players]) if exp.confirm_games
+                               else [])]
+    note = f"{data_note(data)}; experiment {exp.path.name}: samsim run {quote(exp.path.as_posix())}"
+    written = write_tuning(result, confirmations, exp.report_dir(results_dir), note)
+    print_tuning(result, confirmations, console, note)
     print_written(written)
 
 

@@ -43,6 +43,20 @@ writes the report to ``results/NAME/report/``. ``kind`` says which question (def
     variants = ["sensitivity/prices_flat.toml", "..."]
     balance_games = 20000
 
+    # tune: samsim tune (games: the budget; one player count): results/NAME/<N>p/ is the tune
+    strategy = "weighted(w_money=1)"   # the strategy and the parameters it starts from
+    against = ["lookahead", "holiday"] # the field: one strategy or a pool ...
+    self_play = true               # ... or copies of its own centre
+    params = ["w_price", "w_bid"]  # the parameters tuned (default: all)
+    generation_games = 2000        # games per candidate in the first generation
+    max_games = 32000              # at most, per candidate and generation
+    popsize = 10                   # candidates per generation
+    sigma = 0.1                    # starting step, share of each parameter's range
+    generations = 50               # at most
+    confirm_games = 100000         # the confirmation (samsim compare on fresh deals), 0: none
+    reference = "lookahead"        # confirmed against it and the start
+    confirm_players = [3, 4, 5, 6] # player counts to confirm at (default: players)
+
 Paths are relative to the experiment file, so an experiment and its variant data travel together.
 """
 
@@ -57,7 +71,10 @@ COMPARE = {"strategies", "field", "sequential", "edge", "batch_games", "deals", 
 KEYS = {"simulate": COMMON | {"pool", "strategies", "record", "chunk_size"},
         "balance": COMMON | {"strategy", "pool", "populations", "margin", "fix", "fix_games"},
         "compare": COMMON | COMPARE,
-        "sensitivity": COMMON | COMPARE | {"variants", "balance_games"}}
+        "sensitivity": COMMON | COMPARE | {"variants", "balance_games"},
+        "tune": COMMON | {"strategy", "against", "self_play", "params", "generation_games",
+                          "max_games", "popsize", "sigma", "generations", "confirm_games",
+                          "reference", "confirm_players"}}
 
 
 class ExperimentError(ValueError):
@@ -89,6 +106,10 @@ class Experiment:
     balance_games: int = 20000
     populations: list | None = None  # samsim.engine.populations.Population, checked
     fix_games: int | None = None  # games per candidate of the fair-rules search; None: no search
+    tune: dict = field(default_factory=dict)  # kind tune: samsim.analysis.tune.Setup's keywords
+    confirm_games: int = 100000
+    reference: str = "lookahead"
+    confirm_players: list[int] | None = None
 
     def run_dir(self, root: Path, players: int) -> Path:
         return Path(root) / self.name / f"{players}p"
@@ -174,8 +195,49 @@ def load(path: str | Path) -> Experiment:
         if not isinstance(doc["strategy"], str):
             raise ExperimentError(f"{where}: strategy must be one strategy spec, e.g. \"greedy\"")
         exp.strategy = doc["strategy"]
+    if kind == "tune":
+        _tune_keys(doc, exp, where)
     _label(exp, where)
     return exp
+
+
+def _tune_keys(doc, exp: Experiment, where: str) -> None:
+    """A tune's options (``samsim.analysis.tune.Setup``'s keywords; the command checks them
+    as ``samsim tune`` does, before any game)."""
+    if len(exp.players) != 1:
+        raise ExperimentError(f"{where}: a tune is of one player count (confirm_players lists "
+                              f"where to check it)")
+    if "strategy" not in doc:
+        raise ExperimentError(f"{where}: strategy = \"...\": the strategy to tune")
+    against = doc.get("against")
+    if isinstance(against, str):
+        against = [against]
+    if against is not None:
+        against = _names({"against": against}, "against", where)
+    if "self_play" in doc and not isinstance(doc["self_play"], bool):
+        raise ExperimentError(f"{where}: self_play must be true or false")
+    options = {"field": tuple(against or ()), "self_play": doc.get("self_play", False),
+               "params": tuple(_names(doc, "params", where, "parameter names")) if "params" in doc
+               else None}
+    for key, name in (("generation_games", "games"), ("max_games", "max_games"),
+                      ("popsize", "popsize"), ("generations", "generations")):
+        if key in doc:
+            options[name] = _whole(doc, key, 1, 10**12, where)
+    if "sigma" in doc:
+        if not isinstance(doc["sigma"], (int, float)) or isinstance(doc["sigma"], bool):
+            raise ExperimentError(f"{where}: sigma is a share of each parameter's range, in (0, 1]")
+        options["sigma"] = float(doc["sigma"])
+    if "confirm_games" in doc:
+        exp.confirm_games = _whole(doc, "confirm_games", 0, 10**12, where)
+    if "reference" in doc:
+        if not isinstance(doc["reference"], str):
+            raise ExperimentError(f"{where}: reference must be one strategy spec")
+        exp.reference = doc["reference"]
+    if "confirm_players" in doc:
+        value = doc["confirm_players"]
+        exp.confirm_players = [_whole({"confirm_players": p}, "confirm_players", 3, 6, where)
+                               for p in (value if isinstance(value, list) else [value])]
+    exp.tune = options
 
 
 def _label(exp: Experiment, where: str) -> None:
@@ -183,6 +245,8 @@ def _label(exp: Experiment, where: str) -> None:
     shadowing a built-in is ``greedy@1a2b3c4d``, not ``greedy``)."""
     from samsim.engine.registry import parse_spec
 
+    if exp.kind == "tune":
+        return  # checked by Setup.check, specs kept as written
     try:
         exp.strategy, exp.field_spec = (parse_spec(s).spec() for s in (exp.strategy, exp.field_spec))
         exp.strategies, exp.pool = ([parse_spec(s).spec() for s in names] if names else names
