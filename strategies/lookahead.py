@@ -17,6 +17,7 @@ from samsim.kernel.contract import decision
 from samsim.kernel.decisions import CARD, SWITCH
 from samsim.kernel.moves import (
     G,
+    best_switch_nb,
     card_cost_nb,
     holiday_pays_nb,
     plan_round_nb,
@@ -88,22 +89,4 @@ def card(comp, view, params, rng, out):
 
 @decision
 def switch(comp, view, params, rng, out):
-    p = view.me
-    if view.specials[G, p, 0] <= 0:
-        return
-    profile = 0
-    for q in range(view.money.shape[1]):
-        profile = with_card_nb(profile, q, view.played[G, q])
-    current = view.played[G, p]
-    plan = plan_round_nb(comp, view, p, out)
-    now = _worth(comp, view, params, profile, current, plan, out) \
-        if current != comp.holiday_card else 0.0
-    best, best_value = -1, now + params[2]
-    cards = view.hand[G, p] & ~(1 << comp.holiday_card)
-    while cards:
-        c = lowest_bit_nb(cards)
-        cards &= cards - 1
-        value = _worth(comp, view, params, profile, c, plan, out)
-        if value > best_value:
-            best, best_value = c, value
-    out[SWITCH] = best
+    out[SWITCH] = best_switch_nb(comp, view, params[2], params[1], out)

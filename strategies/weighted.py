@@ -3,15 +3,20 @@ sum of features: this round's expected money with it (``w_money``), its room pri
 and bid (``w_bid``), its price in a double round (``w_double``), its price scaled by how scarce
 tourists are (``w_scarce``: tourists on offer over free rooms at the table), its price scaled by the
 share of the game still to come (``w_future``: keeping good cards), and the rivals' free rooms
-(``w_rivals``). The Staff holiday scores ``w_holiday`` plus ``w_full`` times the share of its own
-rooms taken. The highest score is played. Defaults make it a cautious greedy.
+(``w_rivals``), and what spending the card costs later rounds when cards are scarcer than rounds
+(``w_keep``: ``card_cost_nb``, counted only when the card would be spent). The Staff holiday
+scores ``w_holiday`` plus ``w_full`` times the share of its own rooms taken. The highest score is
+played. After the reveal it uses a SWITCH tile when another card would bring ``switch_gain``
+coins more against the cards on the table (200: never). Defaults make it a cautious greedy.
 """
 
 from samsim.kernel.bits import lowest_bit_nb, popcount_nb
 from samsim.kernel.contract import decision
-from samsim.kernel.decisions import CARD
+from samsim.kernel.decisions import CARD, SWITCH
 from samsim.kernel.moves import (
     G,
+    best_switch_nb,
+    card_cost_nb,
     plan_round_nb,
     planned_value_nb,
     rounds_left_nb,
@@ -22,12 +27,15 @@ from samsim.kernel.moves import (
 from samsim.kernel.rules.hotel import free_rooms_nb
 
 PARAMS = {"w_money": 1.0, "w_price": 0.0, "w_bid": 0.0, "w_double": 0.5, "w_scarce": 0.0,
-          "w_future": -0.6, "w_rivals": 0.0, "w_holiday": -5.0, "w_full": 0.0}
+          "w_future": -0.6, "w_rivals": 0.0, "w_holiday": -5.0, "w_full": 0.0, "w_keep": 0.0,
+          "switch_gain": 200}
 # Only the order of the scores decides, and scaling every weight by one positive factor keeps
 # it: any weighting is one with all weights in -10..10 (ratios up to 1000:1 at two decimals), so a
-# weight beyond that only says the others are negligible.
-LIMITS = {name: (-10, 10) for name in PARAMS}
-W_MONEY, W_PRICE, W_BID, W_DOUBLE, W_SCARCE, W_FUTURE, W_RIVALS, W_HOLIDAY, W_FULL = range(9)
+# weight beyond that only says the others are negligible. switch_gain: coins, as in lookahead
+# (a round never brought a seat 180).
+LIMITS = {**{name: (-10, 10) for name in PARAMS}, "switch_gain": (0, 200)}
+(W_MONEY, W_PRICE, W_BID, W_DOUBLE, W_SCARCE, W_FUTURE, W_RIVALS, W_HOLIDAY, W_FULL, W_KEEP,
+ SWITCH_GAIN) = range(11)
 
 
 @decision
@@ -53,12 +61,21 @@ def card(comp, view, params, rng, out):
     while cards:
         c = lowest_bit_nb(cards)
         cards &= cards - 1
-        money, _ = planned_value_nb(comp, view, p, with_card_nb(profile, p, c), 1.0, plan, out)
+        money, spent = planned_value_nb(comp, view, p, with_card_nb(profile, p, c), 1.0, plan,
+                                        out)
         price = comp.card_price[c] / 10.0
         score = (params[W_MONEY] * money / 10.0 + params[W_PRICE] * price
                  + params[W_BID] * comp.card_bid[c] / 10.0 + params[W_DOUBLE] * double * price
                  + params[W_SCARCE] * scarce * price + params[W_FUTURE] * future * price
                  + params[W_RIVALS] * rival_rooms / 10.0)
+        if spent > 0 and params[W_KEEP] != 0.0:
+            score -= params[W_KEEP] * card_cost_nb(comp, view, p, c, 1.0) / 10.0
         if score > best_score:
             best, best_score = c, score
     out[CARD] = best
+
+
+@decision
+def switch(comp, view, params, rng, out):
+    if params[SWITCH_GAIN] < 200:
+        out[SWITCH] = best_switch_nb(comp, view, params[SWITCH_GAIN], 0.0, out)

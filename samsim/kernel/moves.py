@@ -710,3 +710,38 @@ def holiday_pays_nb(comp, view, p, best_value, full, worth):
     if popcount_nb(free_rooms_nb(view, G, p)) > full:
         return False
     return comp.round_factor[r + 1] > 1 or best_value < worth
+
+
+@rule
+def best_switch_nb(comp, view, gain, keep, out):
+    """The card a SWITCH tile should turn the played card into (-1: keep it): the one worth most
+    against the cards on the table, if it brings ``gain`` coins more than the played card. A
+    card's worth is this round's money, less what spending it costs later rounds
+    (``card_cost_nb`` with ``keep``; 0: money alone); the Staff holiday is worth nothing."""
+    p = view.me
+    if view.specials[G, p, 0] <= 0:
+        return -1
+    profile = 0
+    for q in range(view.money.shape[1]):
+        profile = with_card_nb(profile, q, view.played[G, q])
+    plan = plan_round_nb(comp, view, p, out)
+    current = view.played[G, p]
+    now = _kept_worth_nb(comp, view, p, profile, current, keep, plan, out) \
+        if current != comp.holiday_card else 0.0
+    best, best_value = -1, now + gain
+    cards = view.hand[G, p] & ~(1 << comp.holiday_card)
+    while cards:
+        c = lowest_bit_nb(cards)
+        cards &= cards - 1
+        value = _kept_worth_nb(comp, view, p, profile, c, keep, plan, out)
+        if value > best_value:
+            best, best_value = c, value
+    return best
+
+
+@rule
+def _kept_worth_nb(comp, view, p, profile, card, keep, plan, out):
+    value, spent = planned_value_nb(comp, view, p, with_card_nb(profile, p, card), 1.0, plan, out)
+    if spent > 0:
+        value -= card_cost_nb(comp, view, p, card, keep)
+    return value
