@@ -8,8 +8,8 @@ what spending the card costs later rounds (``keep``). Every candidate meets the 
 and kept in the seat's notebook (``samples`` up to its length). After the reveal it
 uses a SWITCH tile when another card is worth ``switch_gain`` coins more against the cards on the
 table. It sits a round out with the Staff holiday card when its hotel is full and the round is
-worth little or the next is doubled (``full``, ``worth``: as the holiday strategy). The strongest
-strategy of the library, and the slowest.
+worth little or the next is doubled (``full``, ``worth``: as the holiday strategy). The slowest
+strategy of the library, and the strongest but one (``tuned``, found by simulation, beats it).
 """
 
 from samsim.kernel.bits import kth_bit_nb, lowest_bit_nb, popcount_nb

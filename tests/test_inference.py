@@ -43,7 +43,7 @@ def test_verdicts_say_the_effect_or_the_equivalence_or_that_it_is_open():
     rng = np.random.default_rng(2)
     same = inference.paired_difference(rng.normal(0, 0.01, 5000), 0.005)
     assert inference.verdict(same, "A", "B") == ("no difference larger than ±0.5 points of win "
-                                                 "rate (equivalence test)")
+                                                 "rate between A and B (equivalence test)")
     open_ = inference.paired_difference(rng.normal(0, 0.3, 20), 0.005)
     assert inference.verdict(open_, "A", "B").startswith("undecided: A − B = ")
 

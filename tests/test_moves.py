@@ -114,3 +114,59 @@ def test_the_checker_would_catch_a_difference(checker):
     """The check is not vacuous: a checker that calls equal values different stops the batch."""
     with pytest.raises(engine.IllegalDecision, match=r"checker\(blind=1\)"):
         engine.run_batch(5, 4, 0, strategies=[f"{checker}(blind=1)", "greedy", "greedy", "greedy"])
+
+
+AHEAD = '''"""Checks rivals_ahead_nb against its definition at every card decision: each rival's cards
+counted one by one with hosts_before_nb (a test strategy: plays its cheapest card)."""
+from samsim.kernel.bits import lowest_bit_nb, popcount_nb
+from samsim.kernel.contract import decision
+from samsim.kernel.decisions import CARD
+from samsim.kernel.moves import G, cheapest_in_nb, hosts_before_nb, rivals_ahead_nb, with_card_nb
+
+PARAMS = {"blind": 0}
+LIMITS = {"blind": (0, 1)}  # blind=1: call equal counts different
+WRONG = 99
+
+
+@decision
+def card(comp, view, params, rng, out):
+    p = view.me
+    ok = True
+    cards = view.hand[G, p] & ~(1 << comp.holiday_card)
+    while cards:
+        c = lowest_bit_nb(cards)
+        cards &= cards - 1
+        slow = 0.0
+        for q in range(view.money.shape[1]):
+            hand = view.hand[G, q]
+            if q == p or hand == 0:
+                continue
+            before = 0
+            rest = hand
+            while rest:
+                k = lowest_bit_nb(rest)
+                rest &= rest - 1
+                profile = with_card_nb(with_card_nb(0, p, c), q, k)
+                before += (hosts_before_nb(comp, view, p, profile) >> q) & 1
+            slow += before / popcount_nb(hand)
+        ok = ok and (rivals_ahead_nb(comp, view, p, c) == slow) != (params[0] > 0)
+    best = cheapest_in_nb(comp, view.hand[G, p])
+    out[CARD] = (best if best >= 0 else comp.holiday_card) if ok else WRONG
+'''
+
+
+@pytest.mark.parametrize("players", [3, 6])
+def test_rivals_ahead_is_its_definition(tmp_path, players):
+    """Counted with bitmaps of the cards priced below and alike, exactly what counting every
+    rival card with hosts_before_nb gives; equal prices too (a variant with two cards at 0)."""
+    path = tmp_path / "ahead.py"
+    path.write_text(AHEAD)
+    text = components.default_data_path().read_text(encoding="utf-8")
+    variant = tmp_path / "ties.toml"
+    variant.write_text(text.replace("prices = [3, 4, 5, 6, 7, 9, 8, 10, 11, 12]",
+                                    "prices = [0, 4, 5, 6, 7, 9, 8, 10, 0, 12]"))
+    seats = [str(path), "tuned", "undercut", "random", "lookahead", "greedy"][:players]
+    for data in (DATA, components.load(variant)):
+        engine.run_batch(150, players, 1, data=data, strategies=seats)
+    with pytest.raises(engine.IllegalDecision, match=r"ahead\(blind=1\)"):
+        engine.run_batch(5, players, 0, strategies=[f"{path}(blind=1)", *seats[1:]])

@@ -22,7 +22,7 @@ from samsim.kernel.contract import HIDDEN, View
 from samsim.kernel.state import State
 
 DATA = components.load()
-LIBRARY = ["random", "fixed", "greedy", "undercut", "saver", "builder", "holiday", "weighted",
+LIBRARY = ["random", "fixed", "greedy", "undercut", "saver", "builder", "holiday", "weighted", "tuned",
            "lookahead"]
 ALL = lineup(4, "random")
 

@@ -243,3 +243,42 @@ def test_an_experiment_file_tunes(tmp_path):
                              capture_output=True, text=True, timeout=120)
         assert bad.returncode == 2 and message in bad.stderr and bad.stderr.count("\n") == 1
         assert not (tmp_path / "bad").exists() or not any((tmp_path / "bad").rglob("*.parquet"))
+
+
+def test_the_library_strategy_tuned_is_the_committed_tune():
+    """strategies/tuned.py holds the spec results/tuning/report/tune.md reports (samsim run
+    experiments/tuning.toml), plays its games, and is weighted's code."""
+    import re
+
+    from samsim import engine
+    from samsim.engine.registry import parse_spec
+
+    report = Path(__file__).parent.parent / "results" / "tuning" / "report" / "tune.md"
+    spec = re.search(r"\*\*Tuned:\*\* `([^`]+)`", report.read_text(encoding="utf-8")).group(1)
+    tuned, found = parse_spec("tuned"), parse_spec(spec)
+    assert found.name == "weighted" and tuned.params == found.params
+    assert tuned.info.function("card") is found.info.function("card")
+    a = engine.run_batch(300, 4, 2, data=DATA, strategies=["tuned", "greedy", "lookahead", "undercut"])
+    b = engine.run_batch(300, 4, 2, data=DATA, strategies=[spec, "greedy", "lookahead", "undercut"])
+    assert np.array_equal(a.score, b.score)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(6))
+def test_slow_the_planted_optimum_is_found_from_any_seed(seed):
+    result = tuning.tune(Setup(**SMALL, budget=100_000, seed=seed + 10), DATA)
+    assert abs(result.best_params["a"] - 7) <= 1 and abs(result.best_params["b"] - 3) <= 1
+
+
+@pytest.mark.slow
+def test_slow_common_deals_spread_false_positives_at_most_alpha():
+    """The fast calibration, with 5,000 nulls and other shapes (3 and 12 candidates, 60 and 2,000
+    deals): the rejection rate stays within sampling error of at most alpha."""
+    from samsim.stats.inference import common_deals_spread
+
+    rng = np.random.default_rng(6)
+    for deals, k in ((60, 3), (2000, 12), (300, 6)):
+        p = np.array([common_deals_spread(
+            (rng.random((deals, k)) < rng.uniform(0.05, 0.6, size=(deals, 1))).astype(float)
+        ).p_value for _ in range(5000 if deals < 2000 else 1000)])
+        assert (p < 0.05).mean() <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / len(p)), (deals, k)

@@ -100,7 +100,11 @@ def money_by_round(report, path: Path) -> Path | None:
 def _save(plt, fig, path: Path) -> Path:
     from samsim.runs.results import atomic_write
 
-    fig.tight_layout()
+    import warnings
+
+    with warnings.catch_warnings():  # long strategy specs as labels: the figure stays as drawn
+        warnings.filterwarnings("ignore", "Tight layout not applied", UserWarning)
+        fig.tight_layout()
     try:
         atomic_write(Path(path), lambda tmp: fig.savefig(tmp, format=Path(path).suffix[1:],
                                                          dpi=110, bbox_inches="tight"))

@@ -82,9 +82,13 @@ def _parameters(t: Tuning) -> list[list[str]]:
 
 
 def _verdicts(confirmation, best: str) -> list[str]:
+    """The tuned strategy against its start and the reference (the first three compared, as
+    ``tune.confirmation`` orders them), the tuned spec written ``tuned``; the other pairs are in
+    the comparison's own report."""
     pairs = confirmation.pairs_frame()
-    mine = pairs[(pairs["a"] == best) | (pairs["b"] == best)]
-    return list(mine["verdict"])
+    others = confirmation.contestants[1:3]
+    mine = pairs[(pairs["a"] == best) & pairs["b"].isin(others)]
+    return [v.replace(best, "tuned") for v in mine["verdict"]]
 
 
 def print_tuning(t: Tuning, confirmations, console: Console, data_line: str = "") -> None:
@@ -118,13 +122,13 @@ def markdown(t: Tuning, confirmations, data_line: str, plot: str | None) -> str:
     for c in confirmations:
         parts += [f"## Confirmation at {c.players} players on fresh deals ({c.games:,} games, "
                   f"seed {c.seed})", "",
-                  f"`samsim compare` of the tuned strategy, its start and the reference (the "
-                  f"full comparison: [confirm/{c.players}p/compare.md](confirm/{c.players}p/"
-                  f"compare.md)); {c.description()[0]}:", ""]
+                  f"`samsim compare` of the tuned strategy (`tuned` below), its start and the "
+                  f"reference (every pair: [confirm/{c.players}p/compare.md](confirm/"
+                  f"{c.players}p/compare.md)); {c.description()[0]}:", ""]
         parts += [f"- {v}" for v in _verdicts(c, t.best)] + [""]
         parts += ["| strategy | win rate | 95% CI | P-L strength | 95% CI |",
                   "| --- | ---: | ---: | ---: | ---: |"]
-        parts += ["| " + " | ".join(_rank_cells(r)) + " |"
+        parts += ["| " + " | ".join(_rank_cells(r)).replace(t.best, "tuned") + " |"
                   for _, r in c.ranking_frame().iterrows()] + [""]
     parts += ["## Learning curve", "",
               "The centre is the optimiser's mean, measured on each generation's deals before "

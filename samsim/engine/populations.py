@@ -23,7 +23,8 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-#: The library's strategies, strongest first (results/pricing: Plackett-Luce strengths).
+#: The library's strategies, strongest first (results/pricing: Plackett-Luce strengths), as the
+#: committed balance report measured them: tuned (found later by samsim tune) is not among them.
 LIBRARY = ("lookahead", "holiday", "undercut", "weighted", "fixed", "greedy", "builder", "saver")
 #: Weak to strong mirrors, and the whole library mixed at the table: seated evenly, and drawn.
 DEFAULT = "random,saver,greedy(temperature=4),lookahead,pool,mix"

@@ -413,6 +413,35 @@ def hosts_before_nb(comp, view, p, profile):
     return before
 
 
+@rule
+def rivals_ahead_nb(comp, view, p, card):
+    """How many rivals would be offered tourists before seat p playing ``card`` if each played a
+    card drawn uniformly from its hand (equal prices: the tie-breaker's order, as
+    ``hosts_before_nb``; the Staff holiday is never ahead): the expected number, by counting
+    cards, no profile valued. What the typical profile's money leaves out: how likely rivals
+    are to undercut."""
+    n = view.money.shape[1]
+    t = view.tiebreak[G]
+    price = comp.card_price[card]
+    cheaper, same = 0, 0  # bitmaps of the normal cards priced below and alike
+    for c in range(comp.holiday_card):
+        if comp.card_price[c] < price:
+            cheaper |= 1 << c
+        elif comp.card_price[c] == price:
+            same |= 1 << c
+    mine = price_tie_rank_nb(comp, n, t, p)
+    ahead = 0.0
+    for q in range(n):
+        hand = view.hand[G, q]
+        if q == p or hand == 0:
+            continue
+        below = popcount_nb(hand & cheaper)
+        if price_tie_rank_nb(comp, n, t, q) < mine:
+            below += popcount_nb(hand & same)
+        ahead += below / popcount_nb(hand)
+    return ahead
+
+
 # A plan of the round (``plan_round_nb``) works out once per decision what does not depend on the
 # cards played, so that a strategy can value many profiles against it (``planned_value_nb``):
 # the worth of the best tile seat p could buy, and for each group on offer the money of seat p's

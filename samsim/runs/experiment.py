@@ -125,6 +125,12 @@ def _whole(doc, key, lo, hi, where):
     return value
 
 
+def _text(doc, key, where, what="text") -> str:
+    if not isinstance(doc[key], str):
+        raise ExperimentError(f"{where}: {key} must be {what}")
+    return doc[key]
+
+
 def _names(doc, key, where, what="strategy specs, e.g. [\"greedy\", \"undercut(margin=2)\"]"
            ) -> list[str]:
     value = doc[key]
@@ -188,13 +194,9 @@ def load(path: str | Path) -> Experiment:
     if "chunk_size" in doc:
         exp.chunk_size = _whole(doc, "chunk_size", 1, 10**9, where)
     if "description" in doc:
-        if not isinstance(doc["description"], str):
-            raise ExperimentError(f"{where}: description must be text")
-        exp.description = doc["description"]
+        exp.description = _text(doc, "description", where)
     if "strategy" in doc:
-        if not isinstance(doc["strategy"], str):
-            raise ExperimentError(f"{where}: strategy must be one strategy spec, e.g. \"greedy\"")
-        exp.strategy = doc["strategy"]
+        exp.strategy = _text(doc, "strategy", where, "one strategy spec, e.g. \"greedy\"")
     if kind == "tune":
         _tune_keys(doc, exp, where)
     _label(exp, where)
@@ -230,9 +232,7 @@ def _tune_keys(doc, exp: Experiment, where: str) -> None:
     if "confirm_games" in doc:
         exp.confirm_games = _whole(doc, "confirm_games", 0, 10**12, where)
     if "reference" in doc:
-        if not isinstance(doc["reference"], str):
-            raise ExperimentError(f"{where}: reference must be one strategy spec")
-        exp.reference = doc["reference"]
+        exp.reference = _text(doc, "reference", where, "one strategy spec")
     if "confirm_players" in doc:
         value = doc["confirm_players"]
         exp.confirm_players = [_whole({"confirm_players": p}, "confirm_players", 3, 6, where)

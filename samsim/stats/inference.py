@@ -93,7 +93,8 @@ def verdict(diff: Difference, a: str, b: str, scale: float = 100.0,
         winner, loser = (a, b) if diff.mean > 0 else (b, a)
         return f"{winner} beats {loser} by {fmt(abs(diff.mean))} ± {fmt(diff.half_width)} {unit}"
     if diff.p_equivalent < alpha:
-        return f"no difference larger than ±{fmt(diff.margin)} {unit} (equivalence test)"
+        return (f"no difference larger than ±{fmt(diff.margin)} {unit} between {a} and {b} "
+                f"(equivalence test)")
     return (f"undecided: {a} − {b} = {fmt(diff.mean)} ± {fmt(diff.half_width)} {unit}; "
             f"more games would settle it")
 
