@@ -7,6 +7,8 @@ command the CLI tests run would compile its own Numba cache beside the one the i
 compile. So when samsim is installed somewhere other than this checkout, the checkout is dropped
 from the path. With an editable install (a developer's venv) the two are the same code and nothing
 changes.
+
+It also puts the cuda backend in Numba's CUDA simulator unless NUMBA_ENABLE_CUDASIM is set.
 """
 
 import importlib.machinery
@@ -33,3 +35,7 @@ def _prefer_installed_samsim() -> None:
 
 
 _prefer_installed_samsim()
+
+# The cuda backend's tests run in Numba's CUDA simulator (CI has no GPU), unless told otherwise:
+# NUMBA_ENABLE_CUDASIM=0 runs them on this machine's GPU (tests/test_cuda.py).
+os.environ.setdefault("NUMBA_ENABLE_CUDASIM", "1")

@@ -121,18 +121,41 @@ WorkersOption = Annotated[Optional[int], typer.Option(
     metavar="N", help="Play on N worker processes of a Dask cluster started on this machine.")]
 
 
+BackendOption = Annotated[str, typer.Option(
+    metavar="cpu|cuda", help="Where games are played: cpu (this machine's cores) or cuda (its "
+                             "NVIDIA GPU, with numba-cuda: README 'GPU backend'); with "
+                             "--scheduler or --workers, on each worker.")]
+
+
 @contextlib.contextmanager
-def playing_on(scheduler: str | None, workers: int | None, threads: int | None):
-    """Inside: games are played on the cluster of --scheduler or --workers, if one is given."""
+def playing_on(scheduler: str | None, workers: int | None, threads: int | None,
+               backend: str = "cpu"):
+    """Inside: games are played on the cluster of --scheduler or --workers, if one is given, and
+    on the --backend (this process's, or each worker's)."""
+    if backend not in ("cpu", "cuda"):
+        fail(f"--backend must be cpu or cuda, got {backend!r}")
     if scheduler is None and workers is None:
-        yield
+        if backend == "cpu":
+            yield
+            return
+        if threads is not None:
+            fail("--threads: the cuda backend plays on the GPU, one game per GPU thread; "
+                 "leave --threads out")
+        from samsim.engine import gpu, play
+
+        try:
+            with play.backend("cuda"):
+                status_console.print(f"playing on {gpu.check()}", markup=False)
+                yield
+        except gpu.CudaUnavailable as error:
+            fail(str(error))
         return
     from samsim.engine.cluster import Cluster, ClusterError
 
     where = scheduler or f"{workers} local worker process{'es' * (workers != 1)}"
     with status_console.status(f"Joining the Dask cluster ({where})..."):
         try:
-            cluster = Cluster(scheduler, workers, threads).__enter__()
+            cluster = Cluster(scheduler, workers, threads, backend).__enter__()
         except ClusterError as error:
             fail(str(error))
         except KeyboardInterrupt:  # Ctrl-C while it starts: nothing was played yet

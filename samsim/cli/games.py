@@ -19,6 +19,7 @@ from samsim.cli.app import (
     console,
     fail,
     load_rules,
+    BackendOption,
     playing_on,
     record_option,
     seating,
@@ -47,6 +48,7 @@ def simulate(
     threads: ThreadsOption = None,
     scheduler: SchedulerOption = None,
     workers: WorkersOption = None,
+    backend: BackendOption = "cpu",
     chunk_size: Annotated[int, typer.Option(help="Games played and written per chunk: memory "
                                                  "grows with it, not with --games.")] = DEFAULT_CHUNK,
     out: Annotated[Optional[Path], typer.Option(
@@ -75,7 +77,7 @@ def simulate(
             status_console.print(f"games rounded up to {total:,}: whole passes through the "
                                  f"pool's balanced design of {len(seats.seatings):,} seatings",
                                  markup=False)
-        with playing_on(scheduler, workers, threads):
+        with playing_on(scheduler, workers, threads, backend):
             tally, played, seconds = run_with_bar(total, players, seed, data, seats, chunk_size,
                                                   threads, out, resume, overwrite, recorded)
     except (ValueError, OSError) as error:
@@ -146,8 +148,9 @@ def list_strategies():
 
 @app.command(epilog="Example: samsim bench --games 200000 --markdown bench.md")
 def bench(
-    games: Annotated[int, typer.Option(help="Games per measurement (x threads, up to 4x, "
-                                            "for scaling).")] = 100000,
+    games: Annotated[Optional[int], typer.Option(
+        help="Games per measurement (x threads, up to 4x, for scaling); default 100,000, on a "
+             "GPU 4,194,304.")] = None,
     reference_games: Annotated[int, typer.Option(
         help="Games for the reference engine (about 1,000 games/s).")] = 500,
     compile: Annotated[bool, typer.Option(
@@ -156,6 +159,7 @@ def bench(
                                                      help="Also write the tables here.")] = None,
     scheduler: SchedulerOption = None,
     workers: WorkersOption = None,
+    backend: BackendOption = "cpu",
 ):
     """Measure this machine: games/s per core for each player count and for the line-ups users
     study (random, greedy, undercut, lookahead, the showdown pool), on all threads and on a
@@ -166,14 +170,23 @@ def bench(
     from samsim.engine import bench as measure
 
     try:
-        if games < 1 or reference_games < 1:
+        if (games is not None and games < 1) or reference_games < 1:
             raise ValueError("--games and --reference-games must be at least 1")
         if markdown is not None and not markdown.parent.is_dir():
             raise ValueError(f"cannot write {markdown}: folder {markdown.parent} does not exist")
-        with playing_on(scheduler, workers, None), \
+        if backend == "cuda" and (scheduler is not None or workers is not None or compile):
+            raise ValueError("bench --backend cuda measures this machine's GPU: leave out "
+                             "--scheduler, --workers and --compile")
+        with playing_on(scheduler, workers, None, backend), \
                 status_console.status("measuring...") as status:
-            result = measure.run(games=games, reference_games=reference_games, compile=compile,
-                                 note=lambda text: status.update(f"measuring: {text}"))
+            def note(text):
+                status.update(f"measuring: {text}")
+
+            if backend == "cuda":
+                result = measure.run_gpu(games=games or measure.GPU_GAMES, note=note)
+            else:
+                result = measure.run(games=games or 100_000, reference_games=reference_games,
+                                     compile=compile, note=note)
     except (ValueError, OSError) as error:
         fail(str(error))
     for headers, rows in measure.tables(result):
@@ -187,6 +200,8 @@ def bench(
         console.print(f"compile: cold {result.compile['cold']:.1f} s, warm "
                       f"{result.compile['warm']:.1f} s")
     console.print(f"machine: {result.machine}", markup=False)
+    if result.device:
+        console.print(f"GPU: {result.device}", markup=False)
     if result.cluster:
         console.print(f"cluster: {result.cluster}", markup=False)
     if markdown is not None:

@@ -22,6 +22,7 @@ from samsim.cli.app import (
     fail,
     load_rules,
     parse_specs,
+    BackendOption,
     playing_on,
     print_written,
     quote,
@@ -73,6 +74,7 @@ def compare(
     threads: ThreadsOption = None,
     scheduler: SchedulerOption = None,
     workers: WorkersOption = None,
+    backend: BackendOption = "cpu",
     out: Annotated[Optional[Path], typer.Option(
         metavar="DIR", help="Also write compare.md, pairs.png, pairs.csv and ranking.csv "
                             "here.")] = None,
@@ -99,7 +101,7 @@ def compare(
         comparing.design(specs, players, field, deals == "duplicate")  # before --out is made
         if out is not None:
             prepare_output_dir(out)
-        with playing_on(scheduler, workers, threads):
+        with playing_on(scheduler, workers, threads, backend):
             result = _compare(specs, players, games, seed, field, data, threads, margin,
                               edge if sequential else None, batch_games, deals == "duplicate")
         written = write_comparison(result, out, data_note(data)) if out is not None else []
@@ -145,6 +147,7 @@ def balance(
     threads: ThreadsOption = None,
     scheduler: SchedulerOption = None,
     workers: WorkersOption = None,
+    backend: BackendOption = "cpu",
     out: Annotated[Optional[Path], typer.Option(
         metavar="DIR", help="Keep the games in DIR/<N>p/ (run folders) and write the report to "
                             "DIR/report/ (balance.md and PNG plots).")] = None,
@@ -178,7 +181,7 @@ def balance(
             from samsim.engine.populations import DEFAULT, parse_populations
 
             chosen = parse_populations(DEFAULT if populations.strip() == "default" else populations)
-            with playing_on(scheduler, workers, threads):
+            with playing_on(scheduler, workers, threads, backend):
                 _balance_populations(counts, games, seed, chosen, margin, data, threads, out,
                                      resume, overwrite, fix_games=fix_games if fix else None)
             return
@@ -187,7 +190,7 @@ def balance(
         strategy = parse_spec(strategy).spec()  # as labels write it (e.g. greedy@1a2b3c4d)
         members = [parse_spec(s).spec() for s in members] if members is not None else None
         _check_balance_run(games, out, resume, overwrite)
-        with playing_on(scheduler, workers, threads):
+        with playing_on(scheduler, workers, threads, backend):
             measured = _balance(counts, games, seed, strategy, members, data, threads, out,
                                 resume, overwrite)
         who = f"pool {', '.join(members)} seated by a balanced design" if members else \
@@ -354,6 +357,7 @@ def tune(
     threads: ThreadsOption = None,
     scheduler: SchedulerOption = None,
     workers: WorkersOption = None,
+    backend: BackendOption = "cpu",
     resume: Annotated[bool, typer.Option("--resume", help="Go on with the tune in --out.")]
         = False,
     overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace the tune in --out.")]
@@ -376,7 +380,7 @@ def tune(
             strategy, players, budget, field, self_play,
             tuple(parse_specs(params, "--params")) if params is not None else None, games,
             max_games, popsize, sigma, seed, generations).check(data)
-        with playing_on(scheduler, workers, threads):
+        with playing_on(scheduler, workers, threads, backend):
             result = _tune(setup, data, out, resume, overwrite, threads)
             confirmations = [_confirm(result, confirm_games, reference, data, threads, n)
                              for n in (counts if confirm_games else [])]
@@ -474,6 +478,7 @@ def run_experiment(
     threads: ThreadsOption = None,
     scheduler: SchedulerOption = None,
     workers: WorkersOption = None,
+    backend: BackendOption = "cpu",
     resume: Annotated[bool, typer.Option("--resume", help="Finish an interrupted run.")] = False,
     overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace earlier results.")]
     = False,
@@ -492,7 +497,7 @@ def run_experiment(
     kinds = {"simulate": _run_simulate, "balance": _run_balance, "compare": _run_compare,
              "sensitivity": _run_sensitivity, "tune": _run_tune}
     try:
-        with playing_on(scheduler, workers, threads):
+        with playing_on(scheduler, workers, threads, backend):
             kinds[exp.kind](exp, data, results_dir, threads, resume, overwrite)
     except (ValueError, OSError) as error:
         fail(str(error))

@@ -64,6 +64,10 @@ class BenchResult:
     games: int = 0
     reference_games: int = 0
     machine: str = ""
+    device: str = ""  # the GPU measured (``--backend cuda``), in words; "" if none
+    #: line-up (4 players) or "random, N players" -> {"kernel": games/s, "with outcome": games/s,
+    #: "first batch s": seconds}, on the GPU
+    gpu: dict[str, dict[str, float]] = field(default_factory=dict)
 
 
 def _best_rate(run, games: int, repeat: int) -> float:
@@ -125,6 +129,55 @@ def lineup_rates(games: int, seed: int = 1, repeat: int = 3, note=lambda text: N
                                            chunk=max(256, total // (CHUNKS_PER_SLOT * slots)))
             note(f"{name}: {rates['cluster']:,.0f} games/s on the cluster")
         out[name] = rates
+    return out
+
+
+#: Games per GPU measurement batch: enough to fill an H200's threads many times over.
+GPU_GAMES = 1 << 22
+
+
+def gpu_rates(players: int, games: int, strategies, seed: int = 1, repeat: int = 3,
+              data=None) -> dict[str, float]:
+    """Games/s on the GPU (the cuda backend must be on): the kernel alone (the state stays on
+    the device) and with each game's outcome brought back to the host as a run brings it
+    (``samsim.engine.play.OUTCOME``), and the seconds of the first batch (compiling or loading
+    the line-up's kernel)."""
+    from samsim import components
+    from samsim.engine import play
+    from samsim.engine.designs import pool_design
+    from samsim.engine.lineup import lineup
+    from samsim.kernel.state import allocate
+
+    data = data or components.load()
+    seats = lineup(players, strategies) if isinstance(strategies, str) else \
+        pool_design(players, list(strategies))
+    host = allocate(data.components, games, players)  # pages touched only where copied to
+
+    def run(fields):
+        play.run_batch(games, players, seed, 0, data, strategies=seats, reuse=host, fields=fields)
+
+    start = time.perf_counter()
+    run(())
+    first = time.perf_counter() - start
+    return {"kernel": _best_rate(lambda: run(()), games, repeat),
+            "with outcome": _best_rate(lambda: run(play.OUTCOME), games, repeat),
+            "first batch s": first}
+
+
+def run_gpu(players=(3, 4, 5, 6), games: int = GPU_GAMES, seed: int = 1, repeat: int = 3,
+            note=lambda text: None) -> BenchResult:
+    """``samsim bench --backend cuda``: random at each player count, then ``LINEUPS`` at 4
+    players (each its share of ``games``), on this process's GPU."""
+    from samsim.engine import gpu
+
+    out = BenchResult(games=games, machine=machine(), device=gpu.check())
+    for n in players:
+        out.gpu[f"random, {n} players"] = gpu_rates(n, games, "random", seed, repeat)
+        note(f"random, {n} players: {out.gpu[f'random, {n} players']['kernel']:,.0f} games/s")
+    for name, (strategies, share) in LINEUPS.items():
+        rates = gpu_rates(4, max(1024, int(games * share)), strategies, seed, repeat)
+        out.gpu[name] = rates
+        note(f"{name}: {rates['kernel']:,.0f} games/s")
     return out
 
 
@@ -213,8 +266,15 @@ def run(players=(3, 4, 5, 6), games: int = 100_000, reference_games: int = 200, 
     return out
 
 
+GPU_HEADERS = ("line-up", "games/s, kernel", "games/s, with outcome", "first batch s")
+
+
 def tables(result: BenchResult) -> list[tuple[tuple[str, ...], list[list[str]]]]:
-    """(headers, rows) of each table: per player count, per line-up, per thread count."""
+    """(headers, rows) of each table: per player count, per line-up, per thread count (on a
+    GPU: one table, per line-up)."""
+    if result.device:
+        return [(GPU_HEADERS, [[name, f"{r['kernel']:,.0f}", f"{r['with outcome']:,.0f}",
+                                f"{r['first batch s']:.1f}"] for name, r in result.gpu.items()])]
     per_players = [[str(n), f"{rate:,.0f}", f"{result.reference[n]:,.1f}",
                     f"{rate / result.reference[n]:,.0f}x"] for n, rate in result.kernel.items()]
     one = result.scaling.get(1)
@@ -252,6 +312,12 @@ def markdown(result: BenchResult) -> str:
     lines = []
     for headers, rows in tables(result):
         lines += table(headers, rows) + [""]
+    if result.device:
+        return "\n".join(lines + [
+            f"GPU: {result.device}; {result.games:,} games per measurement (line-ups: a share, "
+            f"lookahead 1/50), best of the repeats; kernel: the state stays on the device; with "
+            f"outcome: each game's results copied back as a run copies them.",
+            f"Machine: {result.machine}."]) + "\n"
     if result.compile:
         c = result.compile
         lines += [f"Compile, first game in a fresh process: cold {c['cold']:.1f} s (empty Numba "
@@ -267,5 +333,5 @@ def markdown(result: BenchResult) -> str:
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["BenchResult", "run", "kernel_rate", "reference_rate", "compile_times", "markdown",
+__all__ = ["BenchResult", "run", "run_gpu", "gpu_rates", "kernel_rate", "reference_rate", "compile_times", "markdown",
            "tables", "thread_counts", "machine"]

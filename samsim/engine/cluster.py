@@ -44,10 +44,8 @@ from samsim.engine.lineup import Lineup, lineup, unshipped
 from samsim.kernel.jit import CACHE_DIR, source_key
 from samsim.kernel.state import State, allocate
 
-#: The state fields a finished game's results are read from (results and rounds tables, compare):
-#: all a worker sends back; the others (hotels, tiles, notebooks) stay on the worker.
-OUTCOME = ("money", "score", "free_rooms", "rank", "win_credit", "tiles_bought",
-           "tourists_hosted", "income", "spent", "ties", "error")
+#: All a worker sends back of a chunk (``samsim.engine.play.OUTCOME``).
+OUTCOME = play.OUTCOME
 #: Seconds to reach a scheduler, and to wait for a first worker, before saying so.
 CONNECT_SECONDS = 5
 #: Where the strategies that came by their sources are written on a worker.
@@ -86,6 +84,7 @@ class Job:
     threads: int | None
     record: bool
     per_deal: int
+    backend: str  # samsim.engine.play.BACKENDS: where the worker plays
 
 
 def _packed(job: Job) -> tuple[str, bytes]:
@@ -117,14 +116,14 @@ def play_chunk(key: str, blob: bytes, first: int, games: int) -> dict[str, np.nd
     """Play games ``first .. first+games-1`` of the job: the task a worker runs."""
     job, seats = _job(key, blob)
     fields = OUTCOME + (("record",) if job.record else ())
-    with _PLAYING:
+    with _PLAYING, play.backend(job.backend):
         shape = (job.players, job.record, job.data.sha256)
         if shape not in _ROWS or len(_ROWS[shape].money) < games:
             _ROWS.clear()
             _ROWS[shape] = allocate(job.data.components, games, job.players, record=job.record)
         st = play.run_batch(games, job.players, job.seed, first, job.data, threads=job.threads,
                             strategies=seats, record=job.record, per_deal=job.per_deal,
-                            reuse=_ROWS[shape])
+                            reuse=_ROWS[shape], fields=fields)
         return {name: _narrow(getattr(st, name)) for name in fields}
 
 
@@ -144,10 +143,20 @@ def _narrow(values: np.ndarray) -> np.ndarray:
 def warm(key: str, blob: bytes) -> str:
     """Compile (or load) the engine and the job's strategies on this worker."""
     job, seats = _job(key, blob)
-    with _PLAYING:
+    with _PLAYING, play.backend(job.backend):
         play.run_batch(1, job.players, job.seed, 0, job.data, threads=job.threads,
                        strategies=seats)
     return fingerprint()
+
+
+def _gpu() -> str:
+    """This worker's GPU in words, or why it has none (``error: ...``)."""
+    from samsim.engine import gpu
+
+    try:
+        return gpu.check()
+    except gpu.CudaUnavailable as error:
+        return f"error: {error}"
 
 
 def _deaf_to_ctrl_c():
@@ -187,11 +196,11 @@ def _reason(error: BaseException) -> str:
 class Cluster:
     """A Dask cluster to play on: an existing one (``scheduler``: its address) or ``workers``
     worker processes started on this machine (a ``LocalCluster``), each with ``threads`` kernel
-    threads (default: this machine's cores shared out). Use it as a context manager; inside it,
-    ``batches`` plays there."""
+    threads (default: this machine's cores shared out), playing on ``backend`` (``cuda``: each
+    worker on its GPU). Use it as a context manager; inside it, ``batches`` plays there."""
 
     def __init__(self, scheduler: str | None = None, workers: int | None = None,
-                 threads: int | None = None):
+                 threads: int | None = None, backend: str = "cpu"):
         if (scheduler is None) == (workers is None):
             raise ClusterError("give a scheduler address or a number of workers, not both")
         if workers is not None and (not isinstance(workers, int) or isinstance(workers, bool)
@@ -204,7 +213,10 @@ class Cluster:
                                f"cluster of several machines")
         if threads is not None and (not isinstance(threads, int) or threads < 1):
             raise ClusterError(f"threads must be a positive whole number, got {threads!r}")
+        if backend not in play.BACKENDS:
+            raise ClusterError(f"backend must be one of {', '.join(play.BACKENDS)}, got {backend!r}")
         self.scheduler, self.workers, self.threads = scheduler, workers, threads
+        self.backend = backend
         self.client = None
         self._local = None
 
@@ -265,13 +277,18 @@ class Cluster:
                 raise ClusterError(f"worker {worker} runs samsim {theirs}, this process {mine}: "
                                    f"results would not be comparable; install the same samsim "
                                    f"(and strategy library) on every worker")
+        if self.backend == "cuda":
+            for worker, gpu in sorted(self.client.run(_gpu).items()):
+                if gpu.startswith("error: "):
+                    raise ClusterError(f"worker {worker}: {gpu[len('error: '):]}")
 
     def describe(self) -> str:
         """The cluster in a few words: scheduler, workers, threads."""
         info = self.client.scheduler_info(n_workers=-1)
         workers, slots = len(info["workers"]), self.slots()
         return (f"the Dask cluster at {info.get('address', self.scheduler)}: {workers} "
-                f"worker{'s' * (workers != 1)}, {slots} task slot{'s' * (slots != 1)}")
+                f"worker{'s' * (workers != 1)}, {slots} task slot{'s' * (slots != 1)}"
+                + (", each on its GPU" if self.backend == "cuda" else ""))
 
     def slots(self) -> int:
         """Tasks the cluster runs at once (one per worker thread)."""
@@ -280,7 +297,7 @@ class Cluster:
 
     def _job(self, players, seed, data, seats: Lineup, threads, record, per_deal):
         return _packed(Job(fingerprint(), int(players), int(seed), data, seats.shipped(),
-                           threads, bool(record), int(per_deal)))
+                           threads, bool(record), int(per_deal), self.backend))
 
     def prepare(self, players: int, seed: int, data: GameData, seats: Lineup,
                 threads: int | None = None) -> None:

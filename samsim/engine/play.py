@@ -35,6 +35,35 @@ MAX_SEED = 2**64 - 1
 MAX_GAMES = 2**63 - 1
 #: Seconds of play between two chances to stop (``batches``): Ctrl-C waits at most about this.
 UNIT_SECONDS = 0.25
+#: The state fields a finished game's results are read from (results and rounds tables,
+#: compare): what ``batches`` keeps of a chunk played where its state is elsewhere (a cluster's
+#: worker, a GPU); the others (hotels, tiles, notebooks) stay there.
+OUTCOME = ("money", "score", "free_rooms", "rank", "win_credit", "tiles_bought",
+           "tourists_hosted", "income", "spent", "ties", "error")
+#: Where games can be played: this machine's cores, or its GPU (``samsim.engine.gpu``).
+BACKENDS = ("cpu", "cuda")
+_BACKEND = ["cpu"]
+
+
+@contextlib.contextmanager
+def backend(name: str):
+    """Inside: every batch of this process is played on the backend ``name`` (a GPU: checked
+    first, ``gpu.CudaUnavailable`` if there is none)."""
+    if name not in BACKENDS:
+        raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {name!r}")
+    if name == "cuda":
+        from samsim.engine import gpu
+
+        gpu.check()
+    _BACKEND.append(name)
+    try:
+        yield
+    finally:
+        _BACKEND.pop()
+
+
+def active_backend() -> str:
+    return _BACKEND[-1]
 
 
 @dataclass
@@ -121,7 +150,7 @@ def check_players(data: GameData, players) -> int:
 def run_batch(games: int, players: int, seed: int, game0: int = 0, data: GameData | None = None,
               params=None, threads: int | None = None, log: bool = False,
               reuse: State | None = None, strategies=None, record: bool = False,
-              per_deal: int = 1) -> State:
+              per_deal: int = 1, fields=None) -> State:
     """Deal and play games ``game0 .. game0+games-1`` in one batch; returns the final state arrays.
 
     ``strategies``: one strategy spec for every seat (``"greedy"``, ``"undercut(margin=2)"``) or a
@@ -133,19 +162,29 @@ def run_batch(games: int, players: int, seed: int, game0: int = 0, data: GameDat
     (``samsim.kernel.rules.common.deal_of_nb``); pair it with a line-up of as many seatings.
     ``reuse`` is a state of at least ``games`` rows from an earlier batch of the same shape: the deal
     overwrites everything a game reads, and touching fresh memory cost as much as a fifth of the run.
+    ``fields``: on a GPU (``backend``), the state fields to bring back (all by default); the CPU
+    plays in the state itself.
     """
     data = data or comps.load()
     players = check_players(data, players)
     _check_ids(game0, _count(games, "games"))
     seats = lineup(players, strategies, params)
-    _compile(data, seats)
+    on_gpu = active_backend() == "cuda"
+    if not on_gpu:
+        _compile(data, seats)
     if reuse is None:
         st = allocate(data.components, games, players, log=log, record=record)
     else:
         st = State(*(a[:games] for a in reuse))
-    ctl = control(data, seats, seed, game0, per_deal=_count(per_deal, "per_deal"))
-    with _threads(threads):
-        run_batch_nb(data.components, st, ctl)
+    ctl = control(data, seats, seed, game0, per_deal=_count(per_deal, "per_deal"),
+                  entries=np.zeros((len(seats.members), len(STAGES)), np.int64) if on_gpu else None)
+    if on_gpu:
+        from samsim.engine import gpu
+
+        gpu.play(data, st, ctl, seats, fields)
+    else:
+        with _threads(threads):
+            run_batch_nb(data.components, st, ctl)
     broken = np.flatnonzero(st.error[:, ERROR_CODE])
     if broken.size:  # a strategy broke a rule: a bug in it, never a result row
         g = int(broken[0])
@@ -188,7 +227,9 @@ def batches(ranges, players: int, seed: int, data: GameData, seats, chunk_size: 
         return
     most = min(chunk_size, max(b - a for a, b in ranges))
     rows = allocate(data.components, most, players, log=log, record=record)
-    _compile(data, seats)  # before any unit is timed
+    if active_backend() == "cpu":
+        _compile(data, seats)  # before any unit is timed
+    kept = OUTCOME + ("record",) * record + ("events", "n_events") * log
     with _threads(threads):
         smallest = 4 * numba.get_num_threads()
     unit = smallest
@@ -200,7 +241,7 @@ def batches(ranges, players: int, seed: int, data: GameData, seats, chunk_size: 
                 began = time.perf_counter()
                 run_batch(u, players, seed, start + done, data, None, threads,
                           reuse=State(*(a[done:done + u] for a in rows)), strategies=seats,
-                          per_deal=per_deal)
+                          per_deal=per_deal, fields=kept)
                 done += u
                 if progress is not None:
                     progress(u)
@@ -285,5 +326,6 @@ def play_game(data: GameData | None, players: int, seed: int, game: int = 0, par
     return game_record(data, st, log)
 
 
-__all__ = ["batches", "checked", "compiled", "run_batch", "play_game",
+__all__ = ["BACKENDS", "OUTCOME", "active_backend", "backend", "batches", "checked", "compiled",
+           "run_batch", "play_game",
            "GameRecord", "IllegalDecision", "snapshot"]

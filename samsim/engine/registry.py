@@ -80,7 +80,7 @@ class StrategyInfo:
             return self.module.__file__
         return self.module.__name__
 
-    def _sources(self, stage: str) -> str:
+    def stage_sources(self, stage: str) -> str:
         """What the stage's compiled function depends on besides samsim (whose sources key the
         whole cache): the strategy's files, unless the stage falls back to samsim.kernel.moves."""
         return self.source_hash if hasattr(self.module, stage) else "samsim"
@@ -90,7 +90,7 @@ class StrategyInfo:
         out = []
         for stage in STAGES:
             try:
-                out.append(abi.address(self.function(stage), self._sources(stage)))
+                out.append(abi.address(self.function(stage), self.stage_sources(stage)))
             except numba.core.errors.NumbaError as exc:
                 where, reason = _compile_error(str(exc), self.module, self.function(stage))
                 raise StrategyError(f"strategy {self.name!r}: {stage} does not compile{where}: "
@@ -98,7 +98,7 @@ class StrategyInfo:
         return out
 
     def cached(self) -> bool:
-        return all(abi.is_cached(self.function(stage), self._sources(stage)) for stage in STAGES)
+        return all(abi.is_cached(self.function(stage), self.stage_sources(stage)) for stage in STAGES)
 
 
 @dataclass(frozen=True)

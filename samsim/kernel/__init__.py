@@ -13,5 +13,7 @@ of compiled code is keyed by a hash of this folder, ``samsim/components.py`` and
     moves      default decisions, and the queries strategies share
     abi        calling a strategy compiled on its own, by address
     dispatch   who decides: a scenario's script, else the seat's strategy
-    game       the compiled game loops (a batch, one position)
+    game       the compiled game loops (a batch, one position, one game)
+    retarget   the same functions compiled again with one call swapped
+    cuda       the game as a CUDA kernel per line-up (numba-cuda; imported only for --backend cuda)
 """

@@ -50,7 +50,7 @@ def _clear_nb(st, g, first, end):
 
 
 @rule
-def _strategy_nb(st, ctl, g, p, stage):
+def _strategy_nb(comp, st, ctl, g, p, stage):
     """The seat's strategy makes the stage's decision (through its entry point: samsim.kernel.abi)."""
     call_nb(ctl.entries[ctl.seat_strategy[seating_nb(ctl, g), p], stage], ctl.batch, g, p)
 
@@ -60,14 +60,14 @@ def decide_card_nb(comp, st, ctl, g, p, r):
     """Price card, with RECALL first (it is used at the moment the card is chosen)."""
     _clear_nb(st, g, CARD, SWITCH)
     if not _follow_script_nb(st, ctl, g, r, p, CARD, SWITCH):
-        _strategy_nb(st, ctl, g, p, CARD_AT)
+        _strategy_nb(comp, st, ctl, g, p, CARD_AT)
 
 
 @rule
 def decide_switch_nb(comp, st, ctl, g, p, r):
     _clear_nb(st, g, SWITCH, BUILD)
     if not _follow_script_nb(st, ctl, g, r, p, SWITCH, BUILD):
-        _strategy_nb(st, ctl, g, p, SWITCH_AT)
+        _strategy_nb(comp, st, ctl, g, p, SWITCH_AT)
 
 
 @rule
@@ -75,7 +75,7 @@ def decide_build_nb(comp, st, ctl, g, p, r):
     """Called when a tile is offered and affordable: which kind (and the suite's room), or pass."""
     _clear_nb(st, g, BUILD, SEND_HOME)
     if not _follow_script_nb(st, ctl, g, r, p, BUILD, SEND_HOME):
-        _strategy_nb(st, ctl, g, p, BUILD_AT)
+        _strategy_nb(comp, st, ctl, g, p, BUILD_AT)
 
 
 @rule
@@ -83,7 +83,7 @@ def decide_send_home_nb(comp, st, ctl, g, p, r):
     """At the start of the seat's tourist turn: rooms to empty with the SEND_HOME tile, if any."""
     _clear_nb(st, g, SEND_HOME, GROUP)
     if not _follow_script_nb(st, ctl, g, r, p, SEND_HOME, GROUP):
-        _strategy_nb(st, ctl, g, p, SEND_HOME_AT)
+        _strategy_nb(comp, st, ctl, g, p, SEND_HOME_AT)
 
 
 @rule
@@ -92,7 +92,7 @@ def decide_take_nb(comp, st, ctl, g, p, r):
     st.decision[g, GROUP] = -1
     st.decision[g, N_TAKE] = 0
     if not _follow_script_nb(st, ctl, g, r, p, GROUP, HOLIDAY):
-        _strategy_nb(st, ctl, g, p, TAKE_AT)
+        _strategy_nb(comp, st, ctl, g, p, TAKE_AT)
 
 
 @rule
@@ -100,4 +100,4 @@ def decide_holiday_nb(comp, st, ctl, g, p, r):
     """Staff holiday: which tourists (rooms) to send home."""
     _clear_nb(st, g, HOLIDAY, DECISION_LEN)
     if not _follow_script_nb(st, ctl, g, r, p, HOLIDAY, DECISION_LEN):
-        _strategy_nb(st, ctl, g, p, HOLIDAY_AT)
+        _strategy_nb(comp, st, ctl, g, p, HOLIDAY_AT)

@@ -1,5 +1,6 @@
 """The compiled game loops: a batch of games in parallel, and one game (dealt, then played from a
-given round), each one call of the kernel.
+given round), each one call of the kernel; ``play_game_nb`` is one game, the body a GPU thread
+runs too.
 
 The rules themselves are in ``samsim.kernel.rules``; ``samsim.engine.play`` sizes the batches and
 checks what comes back.
@@ -19,14 +20,20 @@ _FIRST_ROUND = np.int64(0)  # typed: with a literal 0 the game loop compiled twi
 
 # nogil: while a batch plays, another thread can run (``samsim.runs.interrupt``'s watchdog, which ends
 # a process whose strategy never returns: Python's own signal handlers wait for the kernel).
+@rule
+def play_game_nb(comp, st, ctl, g):
+    """Deal game g and play it to the end: what one thread does, on the CPU and on a GPU
+    (``samsim.kernel.cuda``)."""
+    deal_nb(comp, st, g, ctl.seed, deal_of_nb(ctl, g))
+    log_flags_nb(comp, st, g)
+    play_rounds_nb(comp, st, ctl, g, _FIRST_ROUND, comp.rounds)
+
+
 @rule(parallel=True, inline="never", nogil=True)
 def run_batch_nb(comp, st, ctl):
     abi.pack_nb(comp, st, ctl)
     for i in prange(st.money.shape[0]):
-        g = np.int64(i)  # prange counts in uint64; the rules are compiled for int64 rows
-        deal_nb(comp, st, g, ctl.seed, deal_of_nb(ctl, g))
-        log_flags_nb(comp, st, g)
-        play_rounds_nb(comp, st, ctl, g, _FIRST_ROUND, comp.rounds)
+        play_game_nb(comp, st, ctl, np.int64(i))  # prange counts in uint64; rows are int64
 
 
 _ONLY_GAME = np.int64(0)  # typed, so the rules compile once for batches and single games alike

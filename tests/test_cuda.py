@@ -1,0 +1,184 @@
+"""The cuda backend gives the CPU's games: every game, every seat, every field of the state and
+every event, at every player count.
+
+CI has no GPU: these tests run the GPU path in Numba's CUDA simulator (tests/conftest.py sets
+NUMBA_ENABLE_CUDASIM=1 unless it is set): the generated kernel and switch, the retargeted rules,
+the launches, device arrays and copies back, all as on a device, with the kernel's functions
+compiled for the CPU. CI plays the strategies that compile fast (``FAST``), the slow test the
+whole library. ``NUMBA_ENABLE_CUDASIM=0 pytest tests/test_cuda.py -m ''`` runs them on a real GPU.
+What the simulator cannot show, that NVVM compiles the same arithmetic, is checked by compiling
+the kernel for an H200 (``test_the_kernel_compiles_for_a_gpu_without_fused_multiply_add``).
+"""
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from samsim import components, engine
+from samsim.engine import gpu, play
+from samsim.engine.designs import pool_design
+from samsim.engine.lineup import Lineup
+from samsim.engine.registry import available, parse_spec
+from samsim.kernel.events import KIND_NAMES
+from samsim.kernel.state import State
+from test_cli import run_here
+
+DATA = components.load()
+#: Every library strategy: the slow test plays them all on the simulator.
+LIBRARY = sorted(name for name, where in available().items() if where.startswith("strategies."))
+#: What CI plays (one kernel, one compile, for every test here): the library's strategies whose
+#: compile for the simulator is cheap, one twice with other parameters (a row of Control.params
+#: shared by one decision function). Compiling lookahead, holiday and weighted (tuned) for the
+#: simulator takes minutes more on two cores: they run under ``slow``, and weighted's
+#: floating-point arithmetic is compiled by the real NVVM below.
+FAST = ["builder", "fixed", "greedy", "greedy(temperature=4)", "random", "saver", "undercut"]
+GAMES = 48
+
+
+def rotation(players: int, specs) -> Lineup:
+    """Each strategy in every seat once per len(specs) games, next to every other in turn."""
+    members = [parse_spec(s) for s in specs]
+    n = len(members)
+    return Lineup([[members[(i + j) % n] for j in range(players)] for i in range(n)], members)
+
+
+def _both(players: int, games: int = GAMES, seats=None, log: bool = True):
+    seats = seats or rotation(players, FAST)
+    cpu = play.run_batch(games, players, 11, 0, DATA, strategies=seats, log=log)
+    with play.backend("cuda"):
+        on_gpu = play.run_batch(games, players, 11, 0, DATA, strategies=seats, log=log)
+    return cpu, on_gpu
+
+
+def _differ(cpu, on_gpu) -> list[str]:
+    return [f for f in State._fields if not np.array_equal(getattr(cpu, f), getattr(on_gpu, f))]
+
+
+@pytest.fixture(scope="module")
+def played():
+    return {n: _both(n) for n in (3, 4, 5, 6)}
+
+
+def test_the_library_is_all_there():
+    assert len(LIBRARY) >= 10 and {"random", "lookahead", "tuned", "weighted"} <= set(LIBRARY)
+    assert {parse_spec(s).name for s in FAST} < set(LIBRARY)
+
+
+@pytest.mark.parametrize("players", [3, 4, 5, 6])
+def test_every_field_of_every_game_is_the_cpus(played, players):
+    cpu, on_gpu = played[players]
+    assert _differ(cpu, on_gpu) == []
+    assert cpu.round_no.min() == DATA.components.rounds  # whole games, not two empty states
+
+
+def test_the_games_touch_every_rule(played):
+    """Every kind of event (every tile bought, special tile used, holiday, leftover...) occurs in
+    the compared games, and every strategy sat in every seat, so no rule and no decision went
+    unplayed on the GPU."""
+    kinds = set()
+    tiles = set()
+    for cpu, _ in played.values():
+        for g in range(len(cpu.n_events)):
+            rows = cpu.events[g, :cpu.n_events[g]]
+            kinds |= set(rows[:, 1].tolist())
+            tiles |= set(rows[rows[:, 1] == KIND_NAMES.index("BUY"), 3].tolist())
+    assert {KIND_NAMES[k] for k in kinds} == set(KIND_NAMES[1:])
+    assert tiles == set(range(len(DATA.components.tile_count)))
+    for players in played:
+        seats = rotation(players, FAST)
+        games = seats.seat_strategy[np.arange(GAMES) % len(seats.seatings)]
+        for seat in range(players):
+            assert set(games[:, seat].tolist()) == set(range(len(FAST)))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("players", [3, 4, 5, 6])
+def test_slow_every_library_strategy_plays_the_cpus_games(players):
+    """The whole library, each strategy in every seat, at every player count."""
+    cpu, on_gpu = _both(players, 5 * len(LIBRARY), rotation(players, LIBRARY))
+    assert _differ(cpu, on_gpu) == []
+
+
+def test_several_launches_give_the_games_of_one(monkeypatch):
+    """Device memory is bounded: a batch larger than the capacity plays in several launches."""
+    monkeypatch.setattr(gpu, "_capacity", lambda *args: 7)
+    monkeypatch.setattr(gpu, "_BUFFERS", {})
+    cpu, on_gpu = _both(4, 30, log=False)
+    assert np.array_equal(cpu.score, on_gpu.score) and np.array_equal(cpu.rank, on_gpu.rank)
+
+
+def test_only_the_fields_asked_for_come_back():
+    seats = rotation(4, FAST)
+    with play.backend("cuda"):
+        st = play.run_batch(10, 4, 11, 0, DATA, strategies=seats, fields=("score",))
+    cpu = play.run_batch(10, 4, 11, 0, DATA, strategies=seats)
+    assert np.array_equal(st.score, cpu.score) and not st.money.any()
+
+
+def test_simulate_on_the_gpu_writes_the_cpus_run_folder(tmp_path):
+    args = ["simulate", "--players", "4", "--games", "840", "--pool", ",".join(FAST),
+            "--chunk-size", "300"]
+    cpu = run_here(*args, "--out", tmp_path / "cpu", cwd=tmp_path)
+    on_gpu = run_here(*args, "--out", tmp_path / "gpu", "--backend", "cuda", cwd=tmp_path)
+    assert cpu.returncode == on_gpu.returncode == 0, on_gpu.stderr
+    assert "playing on" in on_gpu.stderr
+    for name in sorted(p.name for p in (tmp_path / "cpu").glob("*.parquet")):
+        pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "cpu" / name),
+                                      pd.read_parquet(tmp_path / "gpu" / name))
+
+
+def test_a_cluster_of_gpu_workers_plays_the_same_games(tmp_path):
+    """--backend cuda with --scheduler: each worker plays on its GPU (here: workers in this
+    process, so that they share its simulator kernel instead of compiling their own)."""
+    from distributed import LocalCluster
+
+    seats = pool_design(4, FAST)
+    cpu = play.run_batch(600, 4, 5, 0, DATA, strategies=seats)
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                      dashboard_address=None) as local, \
+            engine.Cluster(local.scheduler_address, backend="cuda") as cluster:
+        assert "each on its GPU" in cluster.describe()
+        chunks = list(engine.batches([(0, 600)], 4, 5, DATA, seats, 200))
+    assert [(first, n) for first, n, _ in chunks] == [(0, 200), (200, 200), (400, 200)]
+    score = np.concatenate([st.score for _, _, st in chunks])
+    assert np.array_equal(score, cpu.score)
+
+
+def test_the_threads_option_is_refused_on_the_gpu(tmp_path):
+    done = run_here("simulate", "--games", "10", "--backend", "cuda", "--threads", "2",
+                    cwd=tmp_path)
+    assert done.returncode == 2 and "--threads" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_without_a_gpu_it_is_one_line_and_exit_2(tmp_path):
+    env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "0", "CUDA_VISIBLE_DEVICES": ""}
+    for args in (["simulate", "--games", "10"], ["bench"], ["compare", "greedy", "random"]):
+        done = subprocess.run([sys.executable, "-m", "samsim.cli", *args, "--backend", "cuda"],
+                              capture_output=True, text=True, cwd=tmp_path, env=env)
+        assert done.returncode == 2, done.stderr
+        assert done.stderr.count("\n") == 1 and "no CUDA GPU" in done.stderr, done.stderr
+
+
+PTX = Path(__file__).resolve().parents[1] / "benchmarks" / "cuda_ptx.py"
+
+
+def test_the_kernel_compiles_for_a_gpu_without_fused_multiply_add(tmp_path):
+    """NVVM (the real compiler, from the nvidia-nvvm wheel) builds the kernel of random and
+    weighted for an H200; weighted's floating-point multiplies stay multiplies (a fused
+    multiply-add rounds once where the CPU rounds twice), and no call goes through an address."""
+    env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "0", "NUMBA_CACHE_DIR": str(tmp_path)}
+    done = subprocess.run([sys.executable, str(PTX), "random,weighted"], capture_output=True,
+                          text=True, cwd=tmp_path, env=env, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    found = re.search(r"([\d.]+) s, (\d+) PTX characters, (\d+) fma.rn.f64, (\d+) mul.f64, "
+                      r"(\d+) callprototype", done.stdout)
+    assert found, done.stdout
+    size, fused, multiplies, indirect = map(int, found.groups()[1:])
+    assert size > 100_000 and multiplies > 0
+    assert fused == 0 and indirect == 0
