@@ -201,7 +201,7 @@ def test_workers_with_other_sources_are_refused(cluster, monkeypatch):
 
 def test_a_task_for_other_sources_is_refused_by_the_worker():
     seats = engine.checked(1, 4, 0, DATA, None, 1, None, LINEUP)[4]
-    job = clustering.Job("0.0.0+other", 4, 0, DATA, seats.shipped(), 1, False, 1)
+    job = clustering.Job("0.0.0+other", 4, 0, DATA, seats.shipped(), 1, False, 1, "cpu")
     key, blob = clustering._packed(job)
     with pytest.raises(clustering.ClusterError, match="would not be comparable"):
         clustering.play_chunk(key, blob, 0, 10)

@@ -7,7 +7,7 @@ the launches, device arrays and copies back, all as on a device, with the kernel
 compiled for the CPU. CI plays the strategies that compile fast (``FAST``), the slow test the
 whole library. ``NUMBA_ENABLE_CUDASIM=0 pytest tests/test_cuda.py -m ''`` runs them on a real GPU.
 What the simulator cannot show, that NVVM compiles the same arithmetic, is checked by compiling
-the kernel for an H200 (``test_the_kernel_compiles_for_a_gpu_without_fused_multiply_add``).
+the kernel for an H200 (``test_slow_the_kernel_compiles_for_a_gpu_without_fused_multiply_add``).
 """
 
 import os
@@ -168,9 +168,11 @@ def test_without_a_gpu_it_is_one_line_and_exit_2(tmp_path):
 PTX = Path(__file__).resolve().parents[1] / "benchmarks" / "cuda_ptx.py"
 
 
-def test_the_kernel_compiles_for_a_gpu_without_fused_multiply_add(tmp_path):
+@pytest.mark.slow
+def test_slow_the_kernel_compiles_for_a_gpu_without_fused_multiply_add(tmp_path):
     """NVVM (the real compiler, from the nvidia-nvvm wheel) builds the kernel of random and
-    weighted for an H200; weighted's floating-point multiplies stay multiplies (a fused
+    weighted for an H200 (150 s on two cores: slow); weighted's floating-point multiplies stay
+    multiplies (a fused
     multiply-add rounds once where the CPU rounds twice), and no call goes through an address."""
     env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "0", "NUMBA_CACHE_DIR": str(tmp_path)}
     done = subprocess.run([sys.executable, str(PTX), "random,weighted"], capture_output=True,
