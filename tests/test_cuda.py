@@ -35,8 +35,8 @@ LIBRARY = sorted(name for name, where in available().items() if where.startswith
 #: What CI plays (one kernel, one compile, for every test here): the library's strategies whose
 #: compile for the simulator is cheap, one twice with other parameters (a row of Control.params
 #: shared by one decision function). Compiling lookahead, holiday and weighted (tuned) for the
-#: simulator takes minutes more on two cores: they run under ``slow``, and weighted's
-#: floating-point arithmetic is compiled by the real NVVM below.
+#: simulator takes minutes more on two cores: they run under ``slow``, as does the real NVVM's
+#: compile of weighted's floating-point arithmetic below.
 FAST = ["builder", "fixed", "greedy", "greedy(temperature=4)", "random", "saver", "undercut"]
 GAMES = 48
 
@@ -172,8 +172,8 @@ PTX = Path(__file__).resolve().parents[1] / "benchmarks" / "cuda_ptx.py"
 def test_slow_the_kernel_compiles_for_a_gpu_without_fused_multiply_add(tmp_path):
     """NVVM (the real compiler, from the nvidia-nvvm wheel) builds the kernel of random and
     weighted for an H200 (150 s on two cores: slow); weighted's floating-point multiplies stay
-    multiplies (a fused
-    multiply-add rounds once where the CPU rounds twice), and no call goes through an address."""
+    multiplies (a fused multiply-add rounds once where the CPU rounds twice), and no call goes
+    through an address."""
     env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "0", "NUMBA_CACHE_DIR": str(tmp_path)}
     done = subprocess.run([sys.executable, str(PTX), "random,weighted"], capture_output=True,
                           text=True, cwd=tmp_path, env=env, timeout=900)
