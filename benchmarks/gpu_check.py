@@ -1,30 +1,35 @@
 """The one script to run on a machine with a GPU: identical games, then speed, in one command.
 
     python benchmarks/gpu_check.py [--games 4096] [--bench-games 4194304] [--deadline 540]
-                                   [--jobs random,lookahead] [--out DIR]
+                                   [--jobs random,lookahead] [--leave | --collect] [--out DIR]
 
 One job per line-up of ``samsim bench`` (random, greedy, undercut, lookahead, the showdown pool
 with tuned beside it: together every library strategy), each in its own process, all at once:
 
-1. compile the line-up's GPU kernel and the CPU engine (minutes each, on one core: in parallel
-   the whole check fits the device's ten-minute command limit; run one after another they
-   would not);
+1. compile the line-up's GPU kernel (minutes on one core, the pool's nine: 556 s for NVVM's
+   PTX on the 2-core VM), while one more process compiles the CPU engine and the library for
+   all of them; in parallel the check fits the device's ten-minute command, in turn it would not;
 2. ``--games`` games at each of 3, 4, 5 and 6 players on the GPU and on the CPU, every field of
    every game's final state compared;
 3. ``samsim bench --backend cuda``'s measurement of the line-up (random: at every player count).
 
 The GPU runs of steps 2 and 3 hold a lock, so that one process at a time uses the GPU and the
-speeds are measured alone. Each job writes its results as it goes (``DIR/<job>.json``); what is
-not done by ``--deadline`` seconds is reported unfinished. Then the CPU's all-thread rate of
-random at 4 players, for the ratio. Prints one line per result, writes ``DIR/gpu_check.json``
-and ``DIR/bench.md``; exits 1 if any game differs or a job did not finish.
+speeds are measured alone. Each job writes its results as it goes (``DIR/<job>.json``, its output
+in ``DIR/<job>.log``); what is not done by ``--deadline`` seconds is reported unfinished and
+killed, or with ``--leave`` left running (the jobs run in sessions of their own), for ``--collect
+--out DIR`` to wait for and report in a second command. Then the CPU's all-thread rate of random at
+4 players, for the ratio. Prints one line per result, writes ``DIR/gpu_check.json`` and
+``DIR/bench.md``; exits 1 if any game differs or a job did not finish.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import fcntl
 import json
+import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -47,7 +52,26 @@ def _seats(players: int, strategies):
     return pool_design(players, list(strategies))
 
 
-def job(name: str, games: int, bench_games: int, lock: Path, out: Path) -> None:
+def _lock(path: Path, mode: int):
+    """Hold ``path``'s lock (``fcntl.LOCK_EX`` or ``LOCK_SH``) until the returned file closes."""
+    held = path.open("a")
+    fcntl.flock(held, mode)
+    return held
+
+
+def warm_cpu(lock: Path) -> None:
+    """The CPU engine and every library strategy, compiled while the kernels compile: the jobs'
+    CPU games then load them (each job compiling its own would add minutes to each)."""
+    from samsim import components
+    from samsim.engine import play
+    from samsim.engine.registry import available
+
+    library = sorted(n for n, where in available().items() if where.startswith("strategies."))
+    with _lock(lock, fcntl.LOCK_EX):
+        play.run_batch(1, 4, 11, 0, components.load(), strategies=_seats(4, library))
+
+
+def job(name: str, games: int, bench_games: int, folder: Path, out: Path) -> None:
     """One line-up's compile, identity check and speed, written to ``out`` as they come."""
     from samsim import components
     from samsim.engine import bench, play
@@ -66,10 +90,10 @@ def job(name: str, games: int, bench_games: int, lock: Path, out: Path) -> None:
     with play.backend("cuda"):
         play.run_batch(1, 4, 11, 0, data, strategies=_seats(4, checked))
     write(compile_s=time.perf_counter() - start)
+    _lock(folder / "cpu.lock", fcntl.LOCK_SH).close()  # the CPU engine compiled by warm_cpu
     cpu = {n: play.run_batch(games, n, 11, 0, data, strategies=_seats(n, checked))
            for n in (3, 4, 5, 6)}
-    with lock.open("w") as gpu_lock:
-        fcntl.flock(gpu_lock, fcntl.LOCK_EX)
+    with _lock(folder / "gpu.lock", fcntl.LOCK_EX):  # one process on the GPU at a time
         for n, on_cpu in cpu.items():
             with play.backend("cuda"):
                 on_gpu = play.run_batch(games, n, 11, 0, data, strategies=_seats(n, checked))
@@ -90,6 +114,37 @@ def job(name: str, games: int, bench_games: int, lock: Path, out: Path) -> None:
     write(done=True)
 
 
+def _path(out: Path, name: str) -> Path:
+    return out / f"{name.replace(' ', '_')}.json"
+
+
+def _start(args, out: Path, bench_games: int) -> list[str]:
+    """Start the jobs (in sessions of their own: with --leave they outlive this command)."""
+    from samsim.engine import bench
+
+    names = args.jobs.split(",") if args.jobs else list(bench.LINEUPS)
+    unknown = sorted(set(names) - set(bench.LINEUPS))
+    if unknown:
+        raise SystemExit(f"--jobs: no line-up {', '.join(unknown)} "
+                         f"(one of {', '.join(bench.LINEUPS)})")
+    names.sort(key=lambda n: n != "showdown pool")  # the longest compile first
+    for old in [*out.glob("*.json"), *out.glob("*.log")]:
+        old.unlink()
+    def spawn(name, *more):
+        """A job in a session of its own, its output in DIR/<job>.log: a job holding this
+        command's output open would hold the command (a pipe, a tee) open with it."""
+        with open(_path(out, name).with_suffix(".log"), "w") as log:
+            return subprocess.Popen([sys.executable, __file__, "--job", name, "--out", str(out),
+                                     *more], stdin=subprocess.DEVNULL, stdout=log,
+                                    stderr=subprocess.STDOUT, start_new_session=True).pid
+
+    pids = {"cpu": spawn("cpu")}
+    for name in names:
+        pids[name] = spawn(name, "--games", str(args.games), "--bench-games", str(bench_games))
+    (out / "jobs.json").write_text(json.dumps(pids))
+    return names
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=4096)
@@ -97,50 +152,65 @@ def main() -> int:
     parser.add_argument("--deadline", type=float, default=540.0)
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--jobs", default=None, help="some of the line-ups (comma-separated)")
+    parser.add_argument("--leave", action="store_true",
+                        help="leave the jobs unfinished at the deadline running (see --collect)")
+    parser.add_argument("--collect", action="store_true",
+                        help="start nothing: wait for the jobs an earlier --leave left in --out")
     parser.add_argument("--job", help=argparse.SUPPRESS)
-    parser.add_argument("--lock", type=Path, help=argparse.SUPPRESS)
-    parser.add_argument("--to", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
 
     from samsim.engine import bench, gpu
 
     bench_games = args.bench_games or bench.GPU_GAMES
+    if args.job == "cpu":
+        warm_cpu(args.out / "cpu.lock")
+        return 0
     if args.job:
-        job(args.job, args.games, bench_games, args.lock, args.to)
+        job(args.job, args.games, bench_games, args.out, _path(args.out, args.job))
         return 0
 
+    if args.collect and args.out is None:
+        raise SystemExit("--collect: give the --out of the run that left its jobs running")
     began = time.perf_counter()
     out = args.out or Path(tempfile.mkdtemp(prefix="gpu-check-"))
     out.mkdir(parents=True, exist_ok=True)
     report = {"device": gpu.check(), "machine": bench.machine(), "identical": {}, "bench": {},
               "unfinished": []}
     print(f"GPU: {report['device']}", flush=True)
-    lock = out / "gpu.lock"
-    names = args.jobs.split(",") if args.jobs else list(bench.LINEUPS)
-    names.sort(key=lambda n: n != "showdown pool")  # the longest compile first
-    def path(name):
-        return out / f"{name.replace(' ', '_')}.json"
+    if args.collect:
+        names = [n for n in json.loads((out / "jobs.json").read_text()) if n != "cpu"]
+    else:
+        names = _start(args, out, bench_games)
+    pids = json.loads((out / "jobs.json").read_text())
 
-    running = {name: subprocess.Popen(
-        [sys.executable, __file__, "--job", name, "--games", str(args.games), "--bench-games",
-         str(bench_games), "--lock", str(lock), "--to", str(path(name))]) for name in names}
-    for name, process in running.items():
-        try:
-            process.wait(timeout=max(1.0, args.deadline - (time.perf_counter() - began)))
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+    def finished(name):
+        path = _path(out, name)
+        return path.is_file() and json.loads(path.read_text()).get("done", False)
+
+    def alive(pid):  # a job this process started and did not reap is a zombie: not alive
+        stat = Path(f"/proc/{pid}/stat")
+        return stat.is_file() and stat.read_text().rsplit(")", 1)[1].split()[0] != "Z"
+
+    while time.perf_counter() - began < args.deadline and \
+            any(alive(pids[n]) and not finished(n) for n in names):
+        time.sleep(1)
+    if not args.leave:
+        for pid in pids.values():
+            with contextlib.suppress(OSError):
+                os.killpg(pid, signal.SIGKILL)
     failed = False
     result = bench.BenchResult(games=bench_games, machine=report["machine"],
                                device=report["device"])
-    for name, process in running.items():
-        found = json.loads(path(name).read_text()) if path(name).is_file() else {}
+    for name in names:
+        path = _path(out, name)
+        found = json.loads(path.read_text()) if path.is_file() else {}
         if not found.get("done"):
             report["unfinished"].append(name)
             failed = True
         compiled = (f"kernel compiled in {found['compile_s']:.0f} s" if "compile_s" in found
                     else "kernel not compiled")
-        unfinished = "" if found.get("done") else f" (UNFINISHED: exit {process.returncode})"
+        unfinished = "" if found.get("done") else \
+            f" (UNFINISHED{': still running' if args.leave and alive(pids[name]) else ''})"
         print(f"{name}: {compiled}{unfinished}", flush=True)
         for n, check in found.get("identical", {}).items():
             report["identical"][f"{name}, {n} players"] = check
