@@ -150,6 +150,27 @@ def test_a_cluster_of_gpu_workers_plays_the_same_games(tmp_path):
     assert np.array_equal(score, cpu.score)
 
 
+def test_bench_on_the_gpu_measures_each_line_up(tmp_path, monkeypatch):
+    """``samsim bench --backend cuda``, its line-ups here the tests' (one kernel for all): a row
+    per line-up, the kernel alone and with the outcome copied back, in the terminal and in
+    Markdown. (The simulator's games/s say nothing of a GPU's.)"""
+    from samsim.engine import bench
+
+    monkeypatch.setattr(bench, "GPU_PLAYERS", ())
+    monkeypatch.setattr(bench, "LINEUPS", {"the tests' pool": (tuple(FAST), 1),
+                                           "a quarter of them": (tuple(FAST), 1 / 4)})
+    done = run_here("bench", "--backend", "cuda", "--games", "512", "--markdown",
+                    tmp_path / "b.md", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    md = (tmp_path / "b.md").read_text(encoding="utf-8")
+    for name in ("the tests' pool", "a quarter of them"):
+        row = next(line for line in md.splitlines() if line.startswith(f"| {name} |"))
+        kernel, outcome, first = (float(c.replace(",", "")) for c in row.split("|")[2:5])
+        assert kernel > 0 and outcome > 0 and first >= 0
+        assert name in done.stdout
+    assert "CUDA simulator" in md and "with outcome" in md
+
+
 def test_the_threads_option_is_refused_on_the_gpu(tmp_path):
     done = run_here("simulate", "--games", "10", "--backend", "cuda", "--threads", "2",
                     cwd=tmp_path)

@@ -164,14 +164,18 @@ def gpu_rates(players: int, games: int, strategies, seed: int = 1, repeat: int =
             "first batch s": first}
 
 
-def run_gpu(players=(3, 4, 5, 6), games: int = GPU_GAMES, seed: int = 1, repeat: int = 3,
+#: Player counts ``samsim bench --backend cuda`` measures random at.
+GPU_PLAYERS = (3, 4, 5, 6)
+
+
+def run_gpu(players=None, games: int = GPU_GAMES, seed: int = 1, repeat: int = 3,
             note=lambda text: None) -> BenchResult:
-    """``samsim bench --backend cuda``: random at each player count, then ``LINEUPS`` at 4
-    players (each its share of ``games``), on this process's GPU."""
+    """``samsim bench --backend cuda``: random at each player count (``GPU_PLAYERS``), then
+    ``LINEUPS`` at 4 players (each its share of ``games``), on this process's GPU."""
     from samsim.engine import gpu
 
     out = BenchResult(games=games, machine=machine(), device=gpu.check())
-    for n in players:
+    for n in GPU_PLAYERS if players is None else players:
         out.gpu[f"random, {n} players"] = gpu_rates(n, games, "random", seed, repeat)
         note(f"random, {n} players: {out.gpu[f'random, {n} players']['kernel']:,.0f} games/s")
     for name, (strategies, share) in LINEUPS.items():
