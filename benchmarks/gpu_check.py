@@ -115,6 +115,11 @@ def job(name: str, games: int, bench_games: int, folder: Path, out: Path) -> Non
     write(done=True)
 
 
+def _fail(message: str):
+    print(f"gpu_check: {message}", file=sys.stderr)
+    raise SystemExit(2)
+
+
 def _path(out: Path, name: str) -> Path:
     return out / f"{name.replace(' ', '_')}.json"
 
@@ -126,8 +131,7 @@ def _start(args, out: Path, bench_games: int) -> list[str]:
     names = args.jobs.split(",") if args.jobs else list(bench.LINEUPS)
     unknown = sorted(set(names) - set(bench.LINEUPS))
     if unknown:
-        raise SystemExit(f"--jobs: no line-up {', '.join(unknown)} "
-                         f"(one of {', '.join(bench.LINEUPS)})")
+        _fail(f"--jobs: no line-up {', '.join(unknown)} (one of {', '.join(bench.LINEUPS)})")
     names.sort(key=lambda n: n != "showdown pool")  # the longest compile first
     for old in [*out.glob("*.json"), *out.glob("*.log")]:
         old.unlink()
@@ -188,12 +192,16 @@ def main() -> int:
         job(args.job, args.games, bench_games, args.out, _path(args.out, args.job))
         return 0
 
-    if args.collect and args.out is None:
-        raise SystemExit("--collect: give the --out of the run that left its jobs running")
+    if args.collect and (args.out is None or not (args.out / "jobs.json").is_file()):
+        _fail("--collect: give the --out of a run that left its jobs running")
     began = time.perf_counter()
     out = args.out or Path(tempfile.mkdtemp(prefix="gpu-check-"))
     out.mkdir(parents=True, exist_ok=True)
-    report = {"device": gpu.check(), "machine": bench.machine(), "identical": {}, "bench": {},
+    try:
+        device = gpu.check()
+    except gpu.CudaUnavailable as error:
+        _fail(str(error))
+    report = {"device": device, "machine": bench.machine(), "identical": {}, "bench": {},
               "unfinished": []}
     print(f"GPU: {report['device']}", flush=True)
     if args.collect:
