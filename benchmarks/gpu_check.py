@@ -44,15 +44,6 @@ import numpy as np
 BESIDE = {"showdown pool": ("tuned",)}
 
 
-def _seats(players: int, strategies):
-    from samsim.engine.designs import pool_design
-    from samsim.engine.lineup import lineup
-
-    if isinstance(strategies, str):
-        return lineup(players, strategies)
-    return pool_design(players, list(strategies))
-
-
 def _lock(path: Path, mode: int):
     """Hold ``path``'s lock (``fcntl.LOCK_EX`` or ``LOCK_SH``) until the returned file closes."""
     held = path.open("a")
@@ -65,11 +56,11 @@ def warm_cpu(lock: Path) -> None:
     CPU games then load them (each job compiling its own would add minutes to each)."""
     from samsim import components
     from samsim.engine import play
-    from samsim.engine.registry import available
+    from samsim.engine.bench import seated
+    from samsim.engine.registry import library_names
 
-    library = sorted(n for n, where in available().items() if where.startswith("strategies."))
     with _lock(lock, fcntl.LOCK_EX):
-        play.run_batch(1, 4, 11, 0, components.load(), strategies=_seats(4, library))
+        play.run_batch(1, 4, 11, 0, components.load(), strategies=seated(4, library_names()))
 
 
 def job(name: str, games: int, bench_games: int, folder: Path, out: Path) -> None:
@@ -89,23 +80,24 @@ def job(name: str, games: int, bench_games: int, folder: Path, out: Path) -> Non
 
     start = time.perf_counter()
     with play.backend("cuda"):
-        play.run_batch(1, 4, 11, 0, data, strategies=_seats(4, checked))
+        play.run_batch(1, 4, 11, 0, data, strategies=bench.seated(4, checked))
     write(compile_s=time.perf_counter() - start)
     _lock(folder / "cpu.lock", fcntl.LOCK_SH).close()  # the CPU engine compiled by warm_cpu
-    cpu = {n: play.run_batch(games, n, 11, 0, data, strategies=_seats(n, checked))
+    cpu = {n: play.run_batch(games, n, 11, 0, data, strategies=bench.seated(n, checked))
            for n in (3, 4, 5, 6)}
     with _lock(folder / "gpu.lock", fcntl.LOCK_EX):  # one process on the GPU at a time
         for n, on_cpu in cpu.items():
             with play.backend("cuda"):
-                on_gpu = play.run_batch(games, n, 11, 0, data, strategies=_seats(n, checked))
+                on_gpu = play.run_batch(games, n, 11, 0, data, strategies=bench.seated(n, checked))
             differ = [f for f in State._fields
                       if not np.array_equal(getattr(on_cpu, f), getattr(on_gpu, f))]
             found["identical"][n] = {"games": games, "differ": differ,
-                                     "strategies": list(np.atleast_1d(checked).tolist())}
+                                     "strategies": [checked] if isinstance(checked, str)
+                                     else list(checked)}
             write()
         with play.backend("cuda"):
-            if name == "random":
-                for n in (3, 4, 5, 6):
+            if name == "random":  # as samsim bench measures it: at every player count
+                for n in bench.GPU_PLAYERS:
                     found["bench"][f"random, {n} players"] = bench.gpu_rates(n, bench_games,
                                                                              "random")
                     write()
@@ -135,6 +127,7 @@ def _start(args, out: Path, bench_games: int) -> list[str]:
     names.sort(key=lambda n: n != "showdown pool")  # the longest compile first
     for old in [*out.glob("*.json"), *out.glob("*.log")]:
         old.unlink()
+
     def spawn(name, *more):
         """A job in a session of its own, its output in DIR/<job>.log: a job holding this
         command's output open would hold the command (a pipe, a tee) open with it."""
@@ -203,7 +196,7 @@ def main() -> int:
         _fail(str(error))
     report = {"device": device, "machine": bench.machine(), "identical": {}, "bench": {},
               "unfinished": []}
-    print(f"GPU: {report['device']}", flush=True)
+    print(f"GPU: {device}", flush=True)
     if args.collect:
         names = [n for n in json.loads((out / "jobs.json").read_text()) if n != "cpu"]
     else:
@@ -226,8 +219,7 @@ def main() -> int:
             with contextlib.suppress(OSError):
                 os.killpg(pid, signal.SIGKILL)
     failed = False
-    result = bench.BenchResult(games=bench_games, machine=report["machine"],
-                               device=report["device"])
+    result = bench.BenchResult(games=bench_games, machine=report["machine"], device=device)
     for name in names:
         path = _path(out, name)
         found = json.loads(path.read_text()) if path.is_file() else {}
@@ -255,9 +247,10 @@ def main() -> int:
     report["cpu_random_4p_all_threads"] = cpu_rate
     report["seconds"] = time.perf_counter() - began
     print(f"CPU, random, 4 players, all threads: {cpu_rate:,.0f} games/s", flush=True)
-    print(bench.markdown(result))
+    table = bench.markdown(result)
+    print(table)
     (out / "gpu_check.json").write_text(json.dumps(report, indent=1, default=str))
-    (out / "bench.md").write_text(bench.markdown(result))
+    (out / "bench.md").write_text(table)
     return 1 if failed else 0
 
 

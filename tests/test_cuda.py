@@ -24,14 +24,14 @@ from samsim import components, engine
 from samsim.engine import gpu, play
 from samsim.engine.designs import pool_design
 from samsim.engine.lineup import Lineup
-from samsim.engine.registry import available, parse_spec
+from samsim.engine.registry import library_names, parse_spec
 from samsim.kernel.events import KIND_NAMES
 from samsim.kernel.state import State
 from test_cli import run_here
 
 DATA = components.load()
 #: Every library strategy: the slow test plays them all on the simulator.
-LIBRARY = sorted(name for name, where in available().items() if where.startswith("strategies."))
+LIBRARY = library_names()
 #: What CI plays (one kernel, one compile, for every test here): the library's strategies whose
 #: compile for the simulator is cheap, one twice with other parameters (a row of Control.params
 #: shared by one decision function). Compiling lookahead, holiday and weighted (tuned) for the

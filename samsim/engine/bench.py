@@ -79,6 +79,16 @@ def _best_rate(run, games: int, repeat: int) -> float:
     return games / best
 
 
+def seated(players: int, strategies):
+    """A bench line-up's seats: one strategy in every seat, or a pool by its balanced design."""
+    from samsim.engine.designs import pool_design
+    from samsim.engine.lineup import lineup
+
+    if isinstance(strategies, str):
+        return lineup(players, strategies)
+    return pool_design(players, list(strategies))
+
+
 def kernel_rate(players: int, games: int, seed: int = 1, threads: int = 1, repeat: int = 3,
                 data=None, strategies="random", chunk: int | None = None) -> float:
     """Games per second of the compiled kernel with ``strategies`` (a spec for every seat, or a
@@ -88,12 +98,9 @@ def kernel_rate(players: int, games: int, seed: int = 1, threads: int = 1, repea
     from collections import deque
 
     from samsim import components, engine
-    from samsim.engine.designs import pool_design
-    from samsim.engine.lineup import lineup
 
     data = data or components.load()
-    seats = lineup(players, strategies) if isinstance(strategies, str) else \
-        pool_design(players, list(strategies))
+    seats = seated(players, strategies)
     chunk = chunk or engine.DEFAULT_CHUNK
 
     def play(n):
@@ -144,13 +151,10 @@ def gpu_rates(players: int, games: int, strategies, seed: int = 1, repeat: int =
     the line-up's kernel)."""
     from samsim import components
     from samsim.engine import play
-    from samsim.engine.designs import pool_design
-    from samsim.engine.lineup import lineup
     from samsim.kernel.state import allocate
 
     data = data or components.load()
-    seats = lineup(players, strategies) if isinstance(strategies, str) else \
-        pool_design(players, list(strategies))
+    seats = seated(players, strategies)
     host = allocate(data.components, games, players)  # pages touched only where copied to
 
     def run(fields):
@@ -168,14 +172,14 @@ def gpu_rates(players: int, games: int, strategies, seed: int = 1, repeat: int =
 GPU_PLAYERS = (3, 4, 5, 6)
 
 
-def run_gpu(players=None, games: int = GPU_GAMES, seed: int = 1, repeat: int = 3,
+def run_gpu(games: int = GPU_GAMES, seed: int = 1, repeat: int = 3,
             note=lambda text: None) -> BenchResult:
     """``samsim bench --backend cuda``: random at each player count (``GPU_PLAYERS``), then
     ``LINEUPS`` at 4 players (each its share of ``games``), on this process's GPU."""
     from samsim.engine import gpu
 
     out = BenchResult(games=games, machine=machine(), device=gpu.check())
-    for n in GPU_PLAYERS if players is None else players:
+    for n in GPU_PLAYERS:
         out.gpu[f"random, {n} players"] = gpu_rates(n, games, "random", seed, repeat)
         note(f"random, {n} players: {out.gpu[f'random, {n} players']['kernel']:,.0f} games/s")
     for name, (strategies, share) in LINEUPS.items():
@@ -338,4 +342,4 @@ def markdown(result: BenchResult) -> str:
 
 
 __all__ = ["BenchResult", "run", "run_gpu", "gpu_rates", "kernel_rate", "reference_rate", "compile_times", "markdown",
-           "tables", "thread_counts", "machine"]
+           "tables", "thread_counts", "machine", "seated"]

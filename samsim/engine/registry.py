@@ -277,7 +277,7 @@ def _label(name: str, module: ModuleType, source_hash: str) -> str:
     built-in but holds other code; then ``name@<hash8>``, so that its games are never labelled,
     reported or pooled as the built-in's (nor as an earlier version of the same file)."""
     file = getattr(module, "__file__", None)
-    if not file or name not in _builtin_names() or module.__name__ == f"strategies.{name}":
+    if not file or name not in library_names() or module.__name__ == f"strategies.{name}":
         return name
     builtin = _library_dir() / f"{name}.py"
     if Path(file).resolve() == builtin.resolve() or Path(file).read_bytes() == builtin.read_bytes():
@@ -291,7 +291,8 @@ def _library_dir() -> Path:
     return Path(importlib.util.find_spec("strategies.random").origin).parent
 
 
-def _builtin_names() -> list[str]:
+def library_names() -> list[str]:
+    """The strategies of samsim's own library, by name."""
     return sorted(m.name for m in pkgutil.iter_modules([str(_library_dir())])
                   if not m.name.startswith("_"))
 
@@ -304,7 +305,7 @@ def _local_dir() -> Path | None:
 
 def available() -> dict[str, str]:
     """Strategy name -> where it comes from: the built-in library, then ``./strategies/*.py``."""
-    found = {name: f"strategies.{name}" for name in _builtin_names()}
+    found = {name: f"strategies.{name}" for name in library_names()}
     local = _local_dir()
     if local:
         library = _library_dir()
@@ -396,7 +397,7 @@ def _load_pinned(name: str) -> StrategyInfo:
     if "@" in info.name:
         raise StrategyError(f"{name}: {_shown(info.module.__file__)} (or a file beside it) has "
                             f"changed since (now {info.name})")
-    if base in _builtin_names():
+    if base in library_names():
         raise StrategyError(f"{name}: no file here replaces the built-in {base} with that code "
                             f"({base} is now the built-in strategy); write {base!r} if the "
                             f"built-in is meant, or run from the folder holding that "
@@ -487,7 +488,7 @@ def shipped(info: StrategyInfo) -> tuple:
     """How ``info`` travels to another process that may not share this one's disk: a built-in
     by its module name and source hash (the other process must hold the same library: a
     cluster checks that), any other strategy by its sources, as read when it was loaded."""
-    if info.module.__name__ == f"strategies.{info.name}" and info.name in _builtin_names():
+    if info.module.__name__ == f"strategies.{info.name}" and info.name in library_names():
         return ("library", info.module.__name__, info.source_hash)
     if not info.files:
         raise StrategyError(f"strategy {info.name!r} has no source file to send to other "
