@@ -744,3 +744,47 @@ def test_messages_blame_what_changed(tmp_path):
             load_report([tmp_path / "busy"])
     with pytest.raises(ResultsError, match="not a whole run \\(unfinished"):
         load_report([tmp_path / "busy"])
+
+
+_LOST = """
+import gc, os, signal
+from pathlib import Path
+from samsim import components
+from samsim.runs import interrupt, results
+
+def in_gc(phase, info):  # Ctrl-C while a gc callback runs: Python drops the KeyboardInterrupt
+    if phase == "start" and armed:
+        armed.clear()
+        os.kill(os.getpid(), signal.SIGINT)
+
+armed = []
+gc.callbacks.append(in_gc)
+played = []
+def progress(n):
+    played.append(n)
+    if len(played) == 3:
+        armed.append(1)
+        gc.collect()
+
+with interrupt.handlers():
+    try:
+        results.run_simulation(20000, 4, 5, components.load(), chunk_size=256, out=Path(OUT),
+                               progress=progress)
+        print("finished")
+    except KeyboardInterrupt:
+        print("stopped")
+"""
+
+
+def test_a_ctrl_c_python_drops_in_a_callback_still_stops_the_run(tmp_path):
+    """The interrupted frame was a gc callback (Dask's client has one): the raise is lost there,
+    the engine stops at its next unit all the same, and the finished games are kept."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "run"
+    done = subprocess.run([sys.executable, "-c", f"OUT = {str(out)!r}\n" + _LOST],
+                          capture_output=True, text=True, timeout=300)
+    assert done.stdout.split() == ["stopped"], done.stdout + done.stderr
+    assert "KeyboardInterrupt" in done.stderr  # Python's "Exception ignored in": it was dropped
+    assert 0 < results.run_metadata(out)["games_found"] < 20000

@@ -329,6 +329,7 @@ class Cluster:
         at = 0  # the next chunk to yield
         try:
             while at < len(chunks):
+                play.stop_point()
                 while len(flying) + len(back) < window:
                     chunk = next(ahead, None)
                     if chunk is None:

@@ -8,6 +8,7 @@ chunk: game 17 of a million-game run equals game 17 played alone.
 from __future__ import annotations
 
 import contextlib
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -35,6 +36,18 @@ MAX_SEED = 2**64 - 1
 MAX_GAMES = 2**63 - 1
 #: Seconds of play between two chances to stop (``batches``): Ctrl-C waits at most about this.
 UNIT_SECONDS = 0.25
+#: Set when a Ctrl-C handler (``samsim.runs.interrupt``) raises KeyboardInterrupt. Python
+#: swallows an exception raised where it runs a callback (a gc callback, a ``__del__``: Dask's
+#: client has both), so a raise can be lost; the loops that play stop at this too.
+STOP = threading.Event()
+
+
+def stop_point() -> None:
+    """Raise the KeyboardInterrupt a stop was asked with, if it has not come through."""
+    if STOP.is_set():
+        raise KeyboardInterrupt
+
+
 #: The state fields a finished game's results are read from (results and rounds tables,
 #: compare): what ``batches`` keeps of a chunk played where its state is elsewhere (a cluster's
 #: worker, a GPU); the others (hotels, tiles, notebooks) stay there.
@@ -237,6 +250,7 @@ def batches(ranges, players: int, seed: int, data: GameData, seats, chunk_size: 
         done = 0
         try:
             while done < n:
+                stop_point()
                 u = min(unit, n - done)
                 began = time.perf_counter()
                 run_batch(u, players, seed, start + done, data, None, threads,

@@ -6,7 +6,9 @@ and the first signal raises KeyboardInterrupt right after the unit in play, whic
 turns into a last, shorter chunk. A strategy stuck in an endless loop never lets the kernel
 return: the kernel releases the GIL (``nogil``), so a watchdog thread, woken by the signal through
 ``signal.set_wakeup_fd``, ends the process when the handler has not run ``GRACE`` seconds later.
-A second signal ends the process at once. Chunk files are written whole or not at all
+A raise that lands where Python runs a callback (a gc callback, a ``__del__``) is dropped with
+a warning, so the handler also sets ``samsim.engine.play.STOP``, at which the engine stops
+between units all the same. A second signal ends the process at once. Chunk files are written whole or not at all
 (``samsim.runs.results``), so ending the process never leaves a torn file; ``deferred`` holds the
 first signal back while a chunk is being written, so that a finished chunk is not thrown away.
 """
@@ -20,6 +22,8 @@ import socket
 import sys
 import threading
 import time
+
+from samsim.engine import play
 
 #: Seconds the first signal waits for the kernel to come back before the process is ended.
 GRACE = 3.0
@@ -46,6 +50,7 @@ def _handler(signum, frame) -> None:
     if _state["deferring"]:
         _state["pending"] = True
         return
+    play.STOP.set()  # if this raise lands in a callback, Python drops it: the engine stops too
     raise KeyboardInterrupt
 
 
@@ -79,6 +84,7 @@ def handlers():
     reader.setblocking(True)
     writer.setblocking(False)
     _state.update(received=0, handled=0, deferring=0, pending=False)
+    play.STOP.clear()
     previous = {sig: signal.signal(sig, _handler) for sig in (signal.SIGINT, signal.SIGTERM)}
     old_fd = signal.set_wakeup_fd(writer.fileno(), warn_on_full_buffer=False)
     threading.Thread(target=_watch, args=(reader,), name="samsim-interrupt", daemon=True).start()
@@ -88,6 +94,7 @@ def handlers():
         signal.set_wakeup_fd(old_fd)
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+        play.STOP.clear()
         writer.close()  # ends the watchdog
         reader.close()
 
