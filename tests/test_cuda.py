@@ -4,8 +4,9 @@ every event, at every player count.
 CI has no GPU: these tests run the GPU path in Numba's CUDA simulator (tests/conftest.py sets
 NUMBA_ENABLE_CUDASIM=1 unless it is set): the generated kernel and switch, the retargeted rules,
 the launches, device arrays and copies back, all as on a device, with the kernel's functions
-compiled for the CPU. CI plays the strategies that compile fast (``FAST``), the slow test the
-whole library. ``NUMBA_ENABLE_CUDASIM=0 pytest tests/test_cuda.py -m ''`` runs them on a real GPU.
+compiled for the CPU. CI plays the whole library, each strategy in every seat; the slow test
+twenty times as many games. ``NUMBA_ENABLE_CUDASIM=0 pytest tests/test_cuda.py -m ''`` runs them
+on a real GPU.
 What the simulator cannot show, that NVVM compiles the same arithmetic, is checked by compiling
 the kernel for an H200 (``test_slow_the_kernel_compiles_for_a_gpu_without_fused_multiply_add``).
 """
@@ -30,15 +31,12 @@ from samsim.kernel.state import State
 from test_cli import run_here
 
 DATA = components.load()
-#: Every library strategy: the slow test plays them all on the simulator.
+#: Every library strategy, each in every seat, in every test here: one kernel, compiled once.
+#: tuned plays weighted's decision functions with other parameters, so one function reads two
+#: rows of Control.params.
 LIBRARY = library_names()
-#: What CI plays (one kernel, one compile, for every test here): the library's strategies whose
-#: compile for the simulator is cheap, one twice with other parameters (a row of Control.params
-#: shared by one decision function). Compiling lookahead, holiday and weighted (tuned) for the
-#: simulator takes minutes more on two cores: they run under ``slow``, as does the real NVVM's
-#: compile of weighted's floating-point arithmetic below.
-FAST = ["builder", "fixed", "greedy", "greedy(temperature=4)", "random", "saver", "undercut"]
-GAMES = 48
+#: Each strategy five times in every seat, at every player count.
+GAMES = 5 * len(LIBRARY)
 
 
 def rotation(players: int, specs) -> Lineup:
@@ -49,7 +47,7 @@ def rotation(players: int, specs) -> Lineup:
 
 
 def _both(players: int, games: int = GAMES, seats=None, log: bool = True):
-    seats = seats or rotation(players, FAST)
+    seats = seats or rotation(players, LIBRARY)
     cpu = play.run_batch(games, players, 11, 0, DATA, strategies=seats, log=log)
     with play.backend("cuda"):
         on_gpu = play.run_batch(games, players, 11, 0, DATA, strategies=seats, log=log)
@@ -65,9 +63,10 @@ def played():
     return {n: _both(n) for n in (3, 4, 5, 6)}
 
 
-def test_the_library_is_all_there():
+def test_the_library_is_all_there_and_shares_a_function():
     assert len(LIBRARY) >= 10 and {"random", "lookahead", "tuned", "weighted"} <= set(LIBRARY)
-    assert {parse_spec(s).name for s in FAST} < set(LIBRARY)
+    tuned, weighted = (parse_spec(name).info for name in ("tuned", "weighted"))
+    assert tuned.function("card") is weighted.function("card")
 
 
 @pytest.mark.parametrize("players", [3, 4, 5, 6])
@@ -91,17 +90,17 @@ def test_the_games_touch_every_rule(played):
     assert {KIND_NAMES[k] for k in kinds} == set(KIND_NAMES[1:])
     assert tiles == set(range(len(DATA.components.tile_count)))
     for players in played:
-        seats = rotation(players, FAST)
+        seats = rotation(players, LIBRARY)
         games = seats.seat_strategy[np.arange(GAMES) % len(seats.seatings)]
         for seat in range(players):
-            assert set(games[:, seat].tolist()) == set(range(len(FAST)))
+            assert set(games[:, seat].tolist()) == set(range(len(LIBRARY)))
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("players", [3, 4, 5, 6])
-def test_slow_every_library_strategy_plays_the_cpus_games(players):
-    """The whole library, each strategy in every seat, at every player count."""
-    cpu, on_gpu = _both(players, 5 * len(LIBRARY), rotation(players, LIBRARY))
+def test_slow_a_thousand_games_are_the_cpus(players):
+    """Twenty times CI's games, for the rare paths: a thousand at each player count."""
+    cpu, on_gpu = _both(players, 20 * GAMES)
     assert _differ(cpu, on_gpu) == []
 
 
@@ -114,7 +113,7 @@ def test_several_launches_give_the_games_of_one(monkeypatch):
 
 
 def test_only_the_fields_asked_for_come_back():
-    seats = rotation(4, FAST)
+    seats = rotation(4, LIBRARY)
     with play.backend("cuda"):
         st = play.run_batch(10, 4, 11, 0, DATA, strategies=seats, fields=("score",))
     cpu = play.run_batch(10, 4, 11, 0, DATA, strategies=seats)
@@ -122,7 +121,7 @@ def test_only_the_fields_asked_for_come_back():
 
 
 def test_simulate_on_the_gpu_writes_the_cpus_run_folder(tmp_path):
-    args = ["simulate", "--players", "4", "--games", "840", "--pool", ",".join(FAST),
+    args = ["simulate", "--players", "4", "--games", "840", "--pool", ",".join(LIBRARY),
             "--chunk-size", "300"]
     cpu = run_here(*args, "--out", tmp_path / "cpu", cwd=tmp_path)
     on_gpu = run_here(*args, "--out", tmp_path / "gpu", "--backend", "cuda", cwd=tmp_path)
@@ -138,7 +137,7 @@ def test_a_cluster_of_gpu_workers_plays_the_same_games(tmp_path):
     process, so that they share its simulator kernel instead of compiling their own)."""
     from distributed import LocalCluster
 
-    seats = pool_design(4, FAST)
+    seats = pool_design(4, LIBRARY)
     cpu = play.run_batch(600, 4, 5, 0, DATA, strategies=seats)
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
                       dashboard_address=None) as local, \
@@ -157,8 +156,8 @@ def test_bench_on_the_gpu_measures_each_line_up(tmp_path, monkeypatch):
     from samsim.engine import bench
 
     monkeypatch.setattr(bench, "GPU_PLAYERS", ())
-    monkeypatch.setattr(bench, "LINEUPS", {"the tests' pool": (tuple(FAST), 1),
-                                           "a quarter of them": (tuple(FAST), 1 / 4)})
+    monkeypatch.setattr(bench, "LINEUPS", {"the tests' pool": (tuple(LIBRARY), 1),
+                                           "a quarter of them": (tuple(LIBRARY), 1 / 4)})
     done = run_here("bench", "--backend", "cuda", "--games", "512", "--markdown",
                     tmp_path / "b.md", cwd=tmp_path)
     assert done.returncode == 0, done.stderr

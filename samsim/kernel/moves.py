@@ -747,9 +747,17 @@ def best_switch_nb(comp, view, gain, keep, out):
     against the cards on the table, if it brings ``gain`` coins more than the played card. A
     card's worth is this round's money, less what spending it costs later rounds
     (``card_cost_nb`` with ``keep``; 0: money alone); the Staff holiday is worth nothing."""
-    p = view.me
-    if view.specials[G, p, 0] <= 0:
+    if view.specials[G, view.me, 0] <= 0:  # no SWITCH tile: no call
         return -1
+    return _switch_to_nb(comp, view, gain, keep, out)
+
+
+@rule(inline="never")
+def _switch_to_nb(comp, view, gain, keep, out):
+    """``best_switch_nb`` for a seat holding a SWITCH tile. Out of line, so that it compiles once
+    for every strategy that switches (inlined, it took half a minute to compile into each), and
+    is called only where a SWITCH tile can be used, a few times a game."""
+    p = view.me
     profile = 0
     for q in range(view.money.shape[1]):
         profile = with_card_nb(profile, q, view.played[G, q])
