@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import samsim
@@ -48,3 +49,21 @@ def test_editing_any_rule_moves_the_cache(tmp_path):
 
 def test_the_running_package_uses_its_keyed_folder():
     assert Path(jit.CACHE_DIR).name.endswith(jit.source_key())
+
+
+def test_a_process_needing_the_engine_waits_while_another_compiles_it(tmp_path):
+    """Processes starting together on a cold cache compile the engine once: while one holds the
+    lock on compiling it (``jit.compiling``), another that needs it waits, then loads it."""
+    from samsim.engine import play
+
+    play.run_batch(4, 4, 1)  # in the cache: the second process has only to load it
+    code = ("import sys; from samsim.engine import play; print('imported', flush=True); "
+            "play.run_batch(4, 4, 1); print('played', flush=True)")
+    with jit.compiling("engine"):
+        child = subprocess.Popen([sys.executable, "-c", code], cwd=tmp_path, text=True,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        assert child.stdout.readline() == "imported\n"
+        time.sleep(5)  # loading the engine takes a second or two: it would be done by now
+        assert child.poll() is None, "the engine was loaded while another process held the lock"
+    out, err = child.communicate(timeout=120)
+    assert child.returncode == 0 and out == "played\n", err

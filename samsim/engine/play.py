@@ -26,6 +26,7 @@ from samsim.kernel.contract import STAGES
 from samsim.kernel.decisions import DECISION_LEN
 from samsim.kernel.events import rows_to_tuples
 from samsim.kernel.game import run_batch_nb
+from samsim.kernel.jit import compiling
 from samsim.kernel.state import ERROR_CODE, ERROR_ROUND, ERROR_SEAT, Control, State, allocate
 
 #: Games per chunk by default: large enough to keep every thread busy, small enough (~40 MB of
@@ -110,20 +111,24 @@ def control(data: GameData, seats: Lineup, seed, game0, script=None, arrivals=No
 def _compile(data: GameData, seats: Lineup) -> None:
     """The engine, compiled (or loaded from the cache) once per process. From a cold cache the
     line-up's strategies compile in another process meanwhile (``abi.precompile``): on two cores
-    that takes the strategies' share off the first run's wait."""
+    that takes the strategies' share off the first run's wait. Another process compiling the
+    engine into the same cache is waited for (``jit.compiling``), and its engine loaded."""
     if run_batch_nb.signatures:
         return
-    helper = abi.precompile(seats.uncompiled())
-    try:
-        empty = allocate(data.components, 0, seats.players)
-        run_batch_nb(data.components, empty, control(
-            data, seats, 0, 0, entries=np.zeros((len(seats.members), len(STAGES)), np.int64)))
-    except BaseException:
+    with compiling("engine"):
+        if run_batch_nb.signatures:  # another thread of this process compiled it meanwhile
+            return
+        helper = abi.precompile(seats.uncompiled())
+        try:
+            empty = allocate(data.components, 0, seats.players)
+            run_batch_nb(data.components, empty, control(
+                data, seats, 0, 0, entries=np.zeros((len(seats.members), len(STAGES)), np.int64)))
+        except BaseException:
+            if helper:
+                helper.kill()
+            raise
         if helper:
-            helper.kill()
-        raise
-    if helper:
-        helper.wait()
+            helper.wait()
 
 
 def compiled(infos=()) -> bool:

@@ -38,7 +38,7 @@ from numba.extending import intrinsic
 
 from samsim import components
 from samsim.kernel.contract import strategy_args_nb
-from samsim.kernel.jit import CACHE_DIR
+from samsim.kernel.jit import CACHE_DIR, compiling
 from samsim.kernel.state import Control, allocate
 
 #: The C signature of every entry point: ``void entry(void *batch, int64 game, int64 seat)``.
@@ -189,7 +189,8 @@ def address(fn, source_hash: str) -> int:
             spec = importlib.util.spec_from_file_location(name, path)
             module = importlib.util.module_from_spec(spec)
             sys.modules[name] = module
-            spec.loader.exec_module(module)  # compiles, or loads the cached code
+            with compiling(f"entry-{k}"):
+                spec.loader.exec_module(module)  # compiles, or loads the cached code
             _ADDRESSES[k] = module.entry.address
     return _ADDRESSES[k]
 

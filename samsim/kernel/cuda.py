@@ -43,7 +43,7 @@ from numba.cuda.core import config as cuda_config  # noqa: E402
 from samsim import components  # noqa: E402
 from samsim.kernel import dispatch  # noqa: E402
 from samsim.kernel.game import play_game_nb  # noqa: E402
-from samsim.kernel.jit import CACHE_DIR, source_key  # noqa: E402
+from samsim.kernel.jit import CACHE_DIR, compiling, source_key  # noqa: E402
 from samsim.kernel.retarget import retarget  # noqa: E402
 from samsim.kernel.state import Control, allocate  # noqa: E402
 
@@ -157,7 +157,7 @@ def kernel(functions: tuple, keys: tuple[str, ...]):
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
-    with _no_fused_multiply_add():
+    with _no_fused_multiply_add(), compiling(f"cuda-{key}"):
         spec.loader.exec_module(module)  # compiles the kernel, or loads it from the cache
     return module.games
 

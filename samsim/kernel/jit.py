@@ -23,6 +23,8 @@ keyed by their own sources (``samsim.kernel.abi``). The folder is under ``$NUMBA
 else ``$XDG_CACHE_HOME/samsim`` (``~/.cache/samsim``). This sets Numba's process-wide cache folder.
 """
 
+import contextlib
+import fcntl
 import hashlib
 import os
 from pathlib import Path
@@ -55,6 +57,20 @@ def cache_dir() -> Path:
 
 CACHE_DIR = cache_dir()
 numba.config.CACHE_DIR = str(CACHE_DIR)
+
+
+@contextlib.contextmanager
+def compiling(name: str):
+    """Compile ``name`` into the cache in one process at a time. Numba writes its cache when a
+    compile ends, so processes that start together on a cold cache (the workers of a local Dask
+    cluster, runs started side by side, test workers) would each compile the same minutes of
+    code beside the others; under this lock the second waits for the first, then loads what it
+    wrote. A file lock (fcntl.flock): released when its holder ends, however it ends."""
+    path = CACHE_DIR / "locks" / f"{name}.lock"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a") as lock:  # closing it releases the lock
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
 
 
 def rule(fn=None, **options):
