@@ -39,3 +39,11 @@ _prefer_installed_samsim()
 # The cuda backend's tests run in Numba's CUDA simulator (CI has no GPU), unless told otherwise:
 # NUMBA_ENABLE_CUDASIM=0 runs them on this machine's GPU (tests/test_cuda.py).
 os.environ.setdefault("NUMBA_ENABLE_CUDASIM", "1")
+
+
+def pytest_collection_modifyitems(items):
+    """The CUDA simulator's tests first. Their kernel compiles for minutes on one core and needs
+    nothing the CPU tests compile (tests/test_cuda.py plays its side first), so the first worker
+    compiles it while the other compiles the CPU engine; collected in their place, they were the
+    last file a worker took, and CI's tail."""
+    items.sort(key=lambda item: item.path.name != "test_cuda.py")  # stable: the rest keep their order

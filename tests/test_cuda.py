@@ -47,10 +47,12 @@ def rotation(players: int, specs) -> Lineup:
 
 
 def _both(players: int, games: int = GAMES, seats=None, log: bool = True):
+    """The games on the GPU and on the CPU: the GPU first, which needs nothing of the CPU's engine
+    (the other test worker compiles that meanwhile: tests/conftest.py)."""
     seats = seats or rotation(players, LIBRARY)
-    cpu = play.run_batch(games, players, 11, 0, DATA, strategies=seats, log=log)
     with play.backend("cuda"):
         on_gpu = play.run_batch(games, players, 11, 0, DATA, strategies=seats, log=log)
+    cpu = play.run_batch(games, players, 11, 0, DATA, strategies=seats, log=log)
     return cpu, on_gpu
 
 
