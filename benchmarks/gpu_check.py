@@ -44,23 +44,22 @@ import numpy as np
 BESIDE = {"showdown pool": ("tuned",)}
 
 
-def _lock(path: Path, mode: int):
-    """Hold ``path``'s lock (``fcntl.LOCK_EX`` or ``LOCK_SH``) until the returned file closes."""
+def _lock(path: Path):
+    """Hold ``path``'s lock until the returned file closes."""
     held = path.open("a")
-    fcntl.flock(held, mode)
+    fcntl.flock(held, fcntl.LOCK_EX)
     return held
 
 
-def warm_cpu(lock: Path) -> None:
+def warm_cpu() -> None:
     """The CPU engine and every library strategy, compiled while the kernels compile: the jobs'
-    CPU games then load them (each job compiling its own would add minutes to each)."""
+    CPU games then load them (a job needing one being compiled waits for it: jit.compiling)."""
     from samsim import components
     from samsim.engine import play
     from samsim.engine.bench import seated
     from samsim.engine.registry import library_names
 
-    with _lock(lock, fcntl.LOCK_EX):
-        play.run_batch(1, 4, 11, 0, components.load(), strategies=seated(4, library_names()))
+    play.run_batch(1, 4, 11, 0, components.load(), strategies=seated(4, library_names()))
 
 
 def job(name: str, games: int, bench_games: int, folder: Path, out: Path) -> None:
@@ -82,10 +81,9 @@ def job(name: str, games: int, bench_games: int, folder: Path, out: Path) -> Non
     with play.backend("cuda"):
         play.run_batch(1, 4, 11, 0, data, strategies=bench.seated(4, checked))
     write(compile_s=time.perf_counter() - start)
-    _lock(folder / "cpu.lock", fcntl.LOCK_SH).close()  # the CPU engine compiled by warm_cpu
     cpu = {n: play.run_batch(games, n, 11, 0, data, strategies=bench.seated(n, checked))
            for n in (3, 4, 5, 6)}
-    with _lock(folder / "gpu.lock", fcntl.LOCK_EX):  # one process on the GPU at a time
+    with _lock(folder / "gpu.lock"):  # one process on the GPU at a time
         for n, on_cpu in cpu.items():
             with play.backend("cuda"):
                 on_gpu = play.run_batch(games, n, 11, 0, data, strategies=bench.seated(n, checked))
@@ -179,7 +177,7 @@ def main() -> int:
 
     bench_games = args.bench_games or bench.GPU_GAMES
     if args.job == "cpu":
-        warm_cpu(args.out / "cpu.lock")
+        warm_cpu()
         return 0
     if args.job:
         job(args.job, args.games, bench_games, args.out, _path(args.out, args.job))
