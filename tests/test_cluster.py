@@ -7,8 +7,10 @@ import contextlib
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -235,6 +237,19 @@ def test_a_line_up_survives_shipping():
     back = unshipped(seats.shipped(), Path("/nonexistent"))  # all built-in: nothing written
     assert back.specs() == seats.specs() and back.config() == seats.config()
     assert (back.params == seats.params).all() and (back.seat_strategy == seats.seat_strategy).all()
+
+
+def test_local_workers_beside_another_cluster_say_nothing_of_ports():
+    """Dask's scheduler serves HTTP on port 8787 unless told otherwise and warns in four lines
+    when it is taken (a user's own cluster, a second samsim with --workers): ours takes any."""
+    with socket.socket() as taken, warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with contextlib.suppress(OSError):  # taken already: the case in point
+            taken.bind(("", 8787))
+            taken.listen()
+        with engine.Cluster(workers=1, threads=1) as c:
+            assert "1 worker" in c.describe()
+    assert [str(w.message) for w in caught if "already in use" in str(w.message)] == []
 
 
 def test_ctrl_c_on_local_workers_keeps_the_chunks_and_exits_130(tmp_path):

@@ -141,8 +141,8 @@ def test_a_cluster_of_gpu_workers_plays_the_same_games(tmp_path):
 
     seats = pool_design(4, LIBRARY)
     cpu = play.run_batch(600, 4, 5, 0, DATA, strategies=seats)
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                      dashboard_address=None) as local, \
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None,
+                      scheduler_kwargs={"dashboard_address": ":0"}) as local, \
             engine.Cluster(local.scheduler_address, backend="cuda") as cluster:
         assert "each on its GPU" in cluster.describe()
         chunks = list(engine.batches([(0, 600)], 4, 5, DATA, seats, 200))

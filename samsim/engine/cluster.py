@@ -225,9 +225,12 @@ class Cluster:
 
         if self.workers is not None:
             each = self.threads or max(1, (os.cpu_count() or 1) // self.workers)
+            # No dashboard, and the scheduler's HTTP server (health, metrics) on a free port:
+            # on Dask's 8787 a second cluster (another samsim, a user's own) warned in 4 lines.
             self._local = LocalCluster(
                 n_workers=self.workers, threads_per_worker=1, processes=True,
-                dashboard_address=None, silence_logs=logging.ERROR,
+                dashboard_address=None, scheduler_kwargs={"dashboard_address": ":0"},
+                silence_logs=logging.ERROR,
                 env={"NUMBA_NUM_THREADS": str(each)})
             self.client = Client(self._local)
             self.client.register_plugin(_deaf_to_ctrl_c())
