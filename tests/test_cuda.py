@@ -15,6 +15,7 @@ import os
 import re
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -54,6 +55,10 @@ def _both(players: int, games: int = GAMES, seats=None, log: bool = True):
         on_gpu = play.run_batch(games, players, 11, 0, DATA, strategies=seats, log=log)
     cpu = play.run_batch(games, players, 11, 0, DATA, strategies=seats, log=log)
     return cpu, on_gpu
+
+
+def _write_strategy(path: Path, text: str) -> None:
+    path.write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
 
 
 def _differ(cpu, on_gpu) -> list[str]:
@@ -172,10 +177,42 @@ def test_bench_on_the_gpu_measures_each_line_up(tmp_path, monkeypatch):
     assert "CUDA simulator" in md and "with outcome" in md
 
 
-def test_the_threads_option_is_refused_on_the_gpu(tmp_path):
-    done = run_here("simulate", "--games", "10", "--backend", "cuda", "--threads", "2",
-                    cwd=tmp_path)
-    assert done.returncode == 2 and "--threads" in done.stderr and "Traceback" not in done.stderr
+@pytest.mark.parametrize("args, message", [
+    (("--threads", 2), "--threads"),
+    (("--threads", 2, "--workers", 1), "--threads"),  # refused before a cluster starts
+    (("--games", 0), "games must be a positive whole number"),
+    (("--chunk-size", 0), "chunk_size must be a positive whole number"),
+])
+def test_bad_input_on_the_gpu_is_one_line(args, message, tmp_path):
+    """Refused in one line (exit 2) before the line saying where the games would be played."""
+    done = run_here("simulate", "--games", "10", "--backend", "cuda", *args, cwd=tmp_path)
+    assert done.returncode == 2 and message in done.stderr, done.stderr
+    assert done.stderr.count("\n") == 1, done.stderr
+
+
+def test_a_strategy_numba_cannot_compile_is_named_in_one_line(tmp_path):
+    """The GPU kernel's compile fails where nothing names the strategy: the same line as on the
+    CPU (strategy, stage, file and line, Numba's reason), exit 2."""
+    _write_strategy(tmp_path / "mine.py", """
+        \"\"\"Mine: plays a word for a card.\"\"\"
+
+        from samsim.kernel.contract import decision
+        from samsim.kernel.decisions import CARD
+
+        PARAMS = {}
+        LIMITS = {}
+
+
+        @decision
+        def card(comp, view, params, rng, out):
+            out[CARD] = "a card"
+        """)
+    done = run_here("simulate", "--games", "8", "--backend", "cuda", "--strategies",
+                    "mine.py,random,random,random", cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.splitlines()[-1].startswith(
+        "samsim: error: strategy 'mine': card does not compile (./mine.py, line 12)"), done.stderr
+    assert "Traceback" not in done.stderr
 
 
 def test_without_a_gpu_it_is_one_line_and_exit_2(tmp_path):

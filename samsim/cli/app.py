@@ -134,13 +134,13 @@ def playing_on(scheduler: str | None, workers: int | None, threads: int | None,
     on the --backend (this process's, or each worker's)."""
     if backend not in ("cpu", "cuda"):
         fail(f"--backend must be cpu or cuda, got {backend!r}")
+    if backend == "cuda" and threads is not None:
+        fail("--threads: the cuda backend plays on the GPU (each worker's, on a cluster), one "
+             "game per GPU thread; leave --threads out")
     if scheduler is None and workers is None:
         if backend == "cpu":
             yield
             return
-        if threads is not None:
-            fail("--threads: the cuda backend plays on the GPU, one game per GPU thread; "
-                 "leave --threads out")
         from samsim.engine import gpu, play
 
         try:

@@ -64,6 +64,7 @@ def simulate(
                                "the end of every round (table 'rounds').")] = None,
 ):
     """Play games and write one Parquet row per game and seat; ends with a win-rate summary."""
+    from samsim.engine import checked
     from samsim.engine.designs import whole_passes
 
     data = load_rules(rules)
@@ -77,6 +78,8 @@ def simulate(
             status_console.print(f"games rounded up to {total:,}: whole passes through the "
                                  f"pool's balanced design of {len(seats.seatings):,} seatings",
                                  markup=False)
+        # Bad sizes in one line, before the GPU or cluster says where the games will go.
+        checked(total, players, seed, data, None, chunk_size, None, seats)
         with playing_on(scheduler, workers, threads, backend):
             tally, played, seconds = run_with_bar(total, players, seed, data, seats, chunk_size,
                                                   threads, out, resume, overwrite, recorded)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 
+import numba
 import numpy as np
 
 from samsim.kernel.contract import STAGES
@@ -145,6 +146,18 @@ def play(data, st: State, ctl: Control, seats, fields=None) -> None:
     cuda = _kernel_module()
     if ctl.script.shape[0] or ctl.arrivals.shape[0]:
         raise ValueError("the cuda backend plays dealt games, not scripted scenarios")
+    try:
+        _play(cuda, data, st, ctl, seats, fields)
+    except numba.core.errors.NumbaError:
+        # A strategy Numba cannot compile fails inside the kernel's compile (or, in the
+        # simulator, its first launch), where nothing names it: the CPU's compile of each
+        # strategy does, in the one line the CPU backend gives (StrategyError).
+        for member in seats.members:
+            member.info.addresses()
+        raise
+
+
+def _play(cuda, data, st: State, ctl: Control, seats, fields) -> None:
     functions, keys, entries = decisions(seats)
     kernel = cuda.kernel(functions, keys)
     comp = _device(data.components)
