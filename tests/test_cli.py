@@ -7,6 +7,7 @@ line on stderr and exit code 2.
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -554,6 +555,24 @@ def test_bad_input_is_one_line_and_exit_2(case, tmp_path):
     assert len(lines) == 1 and lines[0].startswith("samsim: error: "), done.stderr
     assert done.stdout == ""
     assert not list(tmp_path.rglob("*-*.parquet"))  # no chunk was written
+
+
+def test_a_chunk_too_large_for_memory_is_one_line_and_exit_2(tmp_path, monkeypatch):
+    """numpy's MemoryError, as on a machine without the memory for --chunk-size's games."""
+    from samsim.engine import play
+
+    def allocate(comp, games, *args, **kwargs):
+        if games > 1000:
+            raise MemoryError(f"cannot allocate {games} games")
+        return real(comp, games, *args, **kwargs)
+
+    real = play.allocate
+    monkeypatch.setattr(play, "allocate", allocate)
+    done = run_here("simulate", "--games", 5000, "--chunk-size", 5000, "--strategies", "random",
+                    cwd=tmp_path)
+    assert done.returncode == 2 and len(done.stderr.split()) > 1, done.stderr
+    assert done.stderr.strip().count("\n") == 0, done.stderr  # the bar leaves a blank line
+    assert re.search(r"a chunk of 5,000 games needs \d+ MiB .*--chunk-size", done.stderr)
 
 
 # ------------------------------------------------------------------------------ stopping

@@ -244,7 +244,13 @@ def batches(ranges, players: int, seed: int, data: GameData, seats, chunk_size: 
     if not ranges:
         return
     most = min(chunk_size, max(b - a for a, b in ranges))
-    rows = allocate(data.components, most, players, log=log, record=record)
+    try:
+        rows = allocate(data.components, most, players, log=log, record=record)
+    except MemoryError:
+        row = sum(a.nbytes for a in allocate(data.components, 1, players, log=log, record=record))
+        raise ValueError(f"a chunk of {most:,} games needs {most * row / 2**20:,.0f} MiB of "
+                         f"memory, more than this machine gives: use smaller chunks "
+                         f"(--chunk-size)") from None
     if active_backend() == "cpu":
         _compile(data, seats)  # before any unit is timed
     kept = OUTCOME + ("record",) * record + ("events", "n_events") * log
