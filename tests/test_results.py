@@ -788,3 +788,14 @@ def test_a_ctrl_c_python_drops_in_a_callback_still_stops_the_run(tmp_path):
     assert done.stdout.split() == ["stopped"], done.stdout + done.stderr
     assert "KeyboardInterrupt" in done.stderr  # Python's "Exception ignored in": it was dropped
     assert 0 < results.run_metadata(out)["games_found"] < 20000
+
+
+@pytest.mark.parametrize("passes, words", [
+    (1, ", 1 pass"), (2, ", 2 passes"), (0.5, ", 0.5 passes (not whole: unbalanced until finished)")])
+def test_the_report_counts_a_pools_passes_in_words(passes, words):
+    from samsim.analysis.report import _design
+    from samsim.engine.designs import design_size
+
+    size = design_size(4, 3)
+    line = _design({"pool": ["a", "b", "c"], "players": 4, "games_found": passes * size})
+    assert line.startswith("; pool of 3") and line[line.rindex(", "):] == words, line

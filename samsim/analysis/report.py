@@ -103,7 +103,7 @@ def _design(meta: dict) -> str:
     whole = "" if float(passes).is_integer() else " (not whole: unbalanced until finished)"
     return (f"; pool of {len(meta['pool'])} seated by the balanced design ({size:,} seatings a "
             f"pass: every strategy in every seat and every two in every pair of seats equally "
-            f"often), {passes:g} passes{whole}")
+            f"often), {passes:g} pass{'es' * (passes != 1)}{whole}")
 
 
 def load_report(paths, partial: bool = False) -> Report:
