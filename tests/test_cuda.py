@@ -217,11 +217,14 @@ def test_a_strategy_numba_cannot_compile_is_named_in_one_line(tmp_path):
 
 def test_without_a_gpu_it_is_one_line_and_exit_2(tmp_path):
     env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "0", "CUDA_VISIBLE_DEVICES": ""}
-    for args in (["simulate", "--games", "10"], ["bench"], ["compare", "greedy", "random"]):
+    showdown = Path(__file__).resolve().parents[1] / "experiments" / "showdown.toml"
+    for args in (["simulate", "--games", "10"], ["bench"], ["compare", "greedy", "random"],
+                 ["run", str(showdown)]):
         done = subprocess.run([sys.executable, "-m", "samsim.cli", *args, "--backend", "cuda"],
                               capture_output=True, text=True, cwd=tmp_path, env=env)
         assert done.returncode == 2, done.stderr
         assert done.stderr.count("\n") == 1 and "no CUDA GPU" in done.stderr, done.stderr
+        assert done.stdout == "", done.stdout
 
 
 PTX = Path(__file__).resolve().parents[1] / "benchmarks" / "cuda_ptx.py"

@@ -492,12 +492,12 @@ def run_experiment(
         data = load_rules(exp.rules)
     except (ValueError, OSError) as error:
         fail(str(error))
-    if exp.description:
-        console.print(exp.description, markup=False)
     kinds = {"simulate": _run_simulate, "balance": _run_balance, "compare": _run_compare,
              "sensitivity": _run_sensitivity, "tune": _run_tune}
     try:
-        with playing_on(scheduler, workers, threads, backend):
+        with playing_on(scheduler, workers, threads, backend):  # may refuse: describe after it
+            if exp.description:
+                console.print(exp.description, markup=False)
             kinds[exp.kind](exp, data, results_dir, threads, resume, overwrite)
     except (ValueError, OSError) as error:
         fail(str(error))
