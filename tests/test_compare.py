@@ -114,6 +114,19 @@ def test_more_strategies_than_seats_play_the_pool_design():
     assert told.count("field") == told.count("no field") > 0
 
 
+def test_a_strategy_against_its_copy_gets_rows_of_its_own():
+    """The known null from the command line (``samsim compare greedy greedy``): each copy is
+    one row, not four rows of the two crossed, and the meeting table is filled."""
+    result = compare.compare(["fixed", "fixed(dearest_first=0)"], 4, 24, seed=1, field_spec="saver")
+    assert result.contestants == ["fixed", "fixed #2"]
+    ranking = result.ranking_frame()
+    assert sorted(ranking["strategy"]) == ["fixed", "fixed #2"]
+    assert ranking.set_index("strategy")["win_rate"].to_dict() == \
+        result.rates.set_index("strategy")["win_rate"].to_dict()
+    assert result.meetings().loc["fixed", "fixed #2"] == 24
+    assert "`fixed #2`" in compare_report.markdown(result, "", None)
+
+
 def test_too_few_groups_give_no_verdict_but_the_games_needed():
     result = compare.compare(["undercut", "saver"], 4, 5, seed=1)
     assert result.games == 24  # two groups, the least that has a spread
