@@ -1,6 +1,7 @@
 """Seat verdicts across populations (``samsim.stats.seats``), calibrated on games drawn from known
 seat chances: with fair seats no effect is called robust more often than alpha, and a seat just at
-the margin is called fair ("none found") no more often than alpha; a real effect shared by every
+the margin is called fair ("none found") no more often than alpha, and populations alike are not
+said to differ ("depends on the players") more often than alpha; a real effect shared by every
 population is found, and one that flips between populations is not called robust."""
 
 import numpy as np
@@ -40,6 +41,27 @@ def test_a_seat_at_the_margin_is_not_called_fair_more_often_than_alpha():
                      for _ in range(REPS))
     rate, se = _rate(fair_calls)
     assert rate <= ALPHA + 2 * se
+
+
+@pytest.mark.parametrize("chances", [[0.25] * 4, [0.31, 0.23, 0.23, 0.23]])
+def test_populations_alike_are_not_said_to_differ_more_often_than_alpha(chances):
+    """Every population gives the seats the same chances (fair, or seat 0 well ahead): a
+    population whose interval shows an effect that another's merely misses is no difference."""
+    rng = np.random.default_rng(5)
+    alike = [chances] * 3
+    depends = sum(any(v.verdict == DEPENDS for v in seat_verdicts(*_draw(rng, alike, 300), 2.0))
+                  for _ in range(REPS))
+    rate, se = _rate(depends)
+    assert rate <= ALPHA + 2 * se
+
+
+def test_one_population_showing_an_effect_the_others_allow_is_undecided():
+    """The trial's case: seat 1 +11 points with one population, +4 with another whose interval
+    reaches +11 too: no evidence that the players matter."""
+    wins = np.array([[60, 115, 75], [60, 95, 95]])  # 250 games each, 3 seats
+    verdicts = seat_verdicts(wins, [250, 250], 2.0)
+    assert verdicts[1].low[0] > 0 and verdicts[1].high[1] > verdicts[1].deviation[0]
+    assert verdicts[1].verdict == UNDECIDED
 
 
 def test_an_effect_every_population_shares_is_robust():

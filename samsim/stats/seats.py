@@ -3,9 +3,10 @@
 A seat's win rate measured with one population of players (one strategy in every seat, or a pool)
 is the game's as those players play it. An effect is called **robust** only when every population
 shows it on the same side of the fair share 1/N; **none found** only when every population places
-the seat within a stated margin of 1/N; it **depends on the players** when some population shows an
-effect and the others do not share it; and with no population showing one and not enough games to
-place the seat within the margin, the verdict is **undecided** (more games would settle it).
+the seat within a stated margin of 1/N; it **depends on the players** when two populations are shown
+to differ (their intervals for the seat do not overlap); else the verdict is **undecided** (more
+games would settle it): one population showing an effect that the others' intervals do not rule
+out is no evidence that the players matter.
 
 Both calls rest on one family of intervals: per population, Goodman's simultaneous intervals for
 the seats' win shares, each population's at level alpha / P (Bonferroni over the P populations),
@@ -13,7 +14,9 @@ so that all N x P intervals hold together with probability at least 1 - alpha. "
 intersection-union test (every population must reject the fair share, on one side), and so is
 "none found" (every interval inside the margin: the equivalence test of each population at the
 same level), so neither is claimed falsely with probability above alpha, whatever the number of
-populations (tests/test_seat_verdicts.py calibrates both).
+populations; nor is "depends on the players": where every population gives the seat the same
+chance, all intervals hold that chance together with probability 1 - alpha, and then no two are
+apart (tests/test_seat_verdicts.py calibrates all three).
 """
 
 from __future__ import annotations
@@ -65,8 +68,8 @@ def seat_verdicts(wins, games, margin: float, alpha: float = 0.05) -> list[SeatV
     for s in range(players):
         above, below = (low[:, s] > 0).all(), (high[:, s] < 0).all()
         within = ((low[:, s] > -margin) & (high[:, s] < margin)).all()
-        shown = ((low[:, s] > 0) | (high[:, s] < 0)).any()
-        verdict = (ROBUST if above or below else NONE_FOUND if within else DEPENDS if shown
+        apart = low[:, s].max() > high[:, s].min()
+        verdict = (ROBUST if above or below else NONE_FOUND if within else DEPENDS if apart
                    else UNDECIDED)
         out.append(SeatVerdict(s, verdict, deviation[:, s], low[:, s], high[:, s]))
     return out
