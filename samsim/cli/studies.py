@@ -288,8 +288,9 @@ def _balance(counts, games, seed, strategy, members, data, threads, out, resume,
 
 
 def _check_balance_run(games, out, resume, overwrite) -> None:
-    if games < 1:
-        raise ValueError(f"--games must be positive, got {games}")
+    from samsim.analysis.balance import check_games
+
+    check_games(games)
     if (resume or overwrite) and out is None:
         raise ValueError(f"{'--resume' if resume else '--overwrite'} needs --out DIR")
     if out is not None:
@@ -577,8 +578,8 @@ def _run_sensitivity(exp, data, results_dir, threads, resume, overwrite) -> None
                    f"{field}, {exp.games:,} games per data file; seats: "
                    f"{exp.field_spec} everywhere, {exp.balance_games:,} games")
     written = sensitivity.write(variants, header, exp.report_dir(results_dir))
-    for ok, text in sensitivity.conclusions(variants):
-        console.print(f"{'robust' if ok else 'moves '}  {text}", markup=False)
+    for status, text in sensitivity.conclusions(variants):
+        console.print(f"{status:<9}  {text}", markup=False)
     print_written(written)
 
 
