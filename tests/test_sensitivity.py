@@ -2,6 +2,8 @@
 
 from pathlib import Path
 
+import pandas as pd
+
 from samsim import components
 from samsim.analysis import sensitivity
 
@@ -40,7 +42,38 @@ def test_conclusions_hold_or_move_across_data_files():
     texts = [text for _, text in found]
     assert any(t.startswith("undercut − saver: ") for t in texts)
     assert any(t.startswith("seat ") for t in texts)
-    robust = [ok for ok, _ in found]
-    assert robust == sorted(robust, reverse=True)  # robust ones first
+    order = [sensitivity.ROBUST, sensitivity.MOVES, sensitivity.UNDECIDED]
+    statuses = [order.index(status) for status, _ in found]
+    assert statuses == sorted(statuses)  # robust ones first
     md = sensitivity.markdown(variants, ["header line"], None)
     assert "## Conclusions" in md and "price_cards.prices" in md
+
+
+def test_too_few_groups_or_undecided_pairs_make_no_conclusion():
+    """The trial's case: 25 groups, under compare's 30, made "robust" verdicts; and the ranking
+    was read from point estimates where a pair's interval held zero."""
+    import pytest
+
+    from samsim.analysis import balance
+
+    files = [("base", None), ("flat", VARIANTS / "prices_flat.toml")]
+    few = sensitivity.run(files, ["undercut", "saver"], 4, "greedy", 12 * 25, 60, seed=5)
+    found = dict((text.split(":")[0], status) for status, text in sensitivity.conclusions(few))
+    assert found["undercut − saver"] == sensitivity.UNDECIDED
+    assert found["the whole ranking"] == sensitivity.UNDECIDED
+    assert "no strategy is ahead of every other on the packaged data" in found
+    with pytest.raises(ValueError, match="balance_games: a balance needs at least 30 games"):
+        sensitivity.run(files, ["undercut", "saver"], 4, "greedy", 2400, balance.MIN_GAMES - 1,
+                        seed=5)
+
+
+def test_the_ranking_is_read_from_the_pairs_verdicts():
+    rows = [("a", "b", 5, +1.0, +9.0), ("a", "c", 5, +2.0, +8.0), ("b", "c", 5, -1.0, +3.0)]
+    pairs = pd.DataFrame(rows, columns=["a", "b", "win_diff", "win_low", "win_high"]).assign(
+        groups=40)
+    assert sensitivity._order(pairs) == ("a", None)  # b vs c undecided: no whole ranking
+    decided = pairs.assign(win_low=[1.0, 2.0, 0.5])
+    assert sensitivity._order(decided) == ("a", "a > b > c")
+    cycle = decided.assign(win_low=[1.0, -9.0, 0.5], win_high=[9.0, -1.0, 3.0])  # c ahead of a
+    assert sensitivity._order(cycle) == (None, None)
+    assert sensitivity._order(decided.assign(groups=29)) == (None, None)

@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 
 from samsim.analysis.balance import PlayerCount, worst_seat
-from samsim.analysis.compare import Comparison
+from samsim.analysis.compare import MIN_GROUPS, Comparison
 
 
 @dataclass
@@ -53,6 +53,7 @@ def run(files: list[tuple[str, Path | None]], contestants, players: int, field_s
     from samsim import components
     from samsim.analysis import balance, compare
 
+    balance.check_games(balance_games, "balance_games")  # before any comparison is played, not after
     base = components.default_data_path()
     out = []
     for name, path in files:
@@ -65,21 +66,51 @@ def run(files: list[tuple[str, Path | None]], contestants, players: int, field_s
     return out
 
 
+ROBUST, MOVES, UNDECIDED = "robust", "moves", "undecided"
+
+
+def _side(row) -> int | None:
+    """+1: the pair's first is ahead, -1: the second, 0: no clear difference (its simultaneous
+    interval holds zero), None: too few groups for a verdict (``compare.MIN_GROUPS``)."""
+    if row["groups"] < MIN_GROUPS:
+        return None
+    return 1 if row["win_low"] > 0 else -1 if row["win_high"] < 0 else 0
+
+
 def _sign(row) -> str:
-    if row["win_low"] > 0:
-        return f"{row['a']} ahead"
-    if row["win_high"] < 0:
-        return f"{row['b']} ahead"
-    return "no clear difference"
+    side = _side(row)
+    return ("no verdict (too few groups)" if side is None else f"{row['a']} ahead" if side > 0
+            else f"{row['b']} ahead" if side < 0 else "no clear difference")
+
+
+def _order(pairs: pd.DataFrame) -> tuple[str | None, str | None]:
+    """The strategy ahead of every other, and the whole order, as the pairs' verdicts decide
+    them (None where they do not: an undecided pair, or a cycle), not the point estimates."""
+    names = list(dict.fromkeys([*pairs["a"], *pairs["b"]]))
+    ahead = dict.fromkeys(names, 0)
+    decided = True
+    for _, p in pairs.iterrows():
+        side = _side(p)
+        if side:
+            ahead[p["a"] if side > 0 else p["b"]] += 1
+        decided &= bool(side)
+    order = sorted(names, key=lambda n: -ahead[n])
+    top = order[0] if ahead[order[0]] == len(names) - 1 else None
+    whole = decided and sorted(ahead.values()) == list(range(len(names)))
+    return top, " > ".join(order) if whole else None
 
 
 def table(variants: list[Variant]) -> pd.DataFrame:
     """One row per variant: the ranking, each pair's difference, the largest seat deviation."""
     rows = []
     for v in variants:
-        row = {"variant": v.name, "ranking": " > ".join(v.comparison.ranking_frame()["strategy"])}
-        for _, p in v.comparison.pairs_frame().iterrows():
-            row[f"{p['a']} − {p['b']}"] = (p["win_diff"], p["win_low"], p["win_high"], _sign(p))
+        pairs = v.comparison.pairs_frame()
+        top, order = _order(pairs)
+        row = {"variant": v.name, "ranking": " > ".join(v.comparison.ranking_frame()["strategy"]),
+               "first": top, "order": order}
+        for _, p in pairs.iterrows():
+            row[f"{p['a']} − {p['b']}"] = (p["win_diff"], p["win_low"], p["win_high"], _sign(p),
+                                             _side(p))
         worst = worst_seat(v.balance.seats)
         row["largest seat deviation"] = (int(worst["seat"]), float(worst["dev"]),
                                          bool(worst["beyond_chance"]))
@@ -87,33 +118,41 @@ def table(variants: list[Variant]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def conclusions(variants: list[Variant]) -> list[tuple[bool, str]]:
-    """(robust, sentence) for each conclusion of the base data: does it hold on every variant?"""
+def conclusions(variants: list[Variant]) -> list[tuple[str, str]]:
+    """(status, sentence) for each conclusion of the base data: robust (it holds on every
+    variant), moves (not on some), or undecided (the base's own games do not decide it). The
+    ranking is read from the pairs' verdicts, not from the point estimates."""
     t = table(variants)
     out = []
-    top = t["ranking"].str.split(" > ").str[0]
-    out.append((bool((top == top.iloc[0]).all()),
-                f"{top.iloc[0]} ranks first" + ("" if (top == top.iloc[0]).all() else
-                                                f"; not on: {', '.join(t['variant'][top != top.iloc[0]])}")))
-    out.append((bool((t["ranking"] == t["ranking"].iloc[0]).all()),
-                f"the whole ranking {t['ranking'].iloc[0]}" + (
-                    "" if (t["ranking"] == t["ranking"].iloc[0]).all() else
-                    f"; differs on: {', '.join(t['variant'][t['ranking'] != t['ranking'].iloc[0]])}")))
+
+    def held(values, text, undecided, otherwise):
+        if values.iloc[0] is None:
+            out.append((UNDECIDED, undecided))
+            return
+        same = values == values.iloc[0]
+        out.append((ROBUST if same.all() else MOVES, text + ("" if same.all() else otherwise(
+            [(n, x) for n, x, s in zip(t["variant"], values, same) if not s]))))
+
+    held(t["first"], f"{t['first'].iloc[0]} ranks first (ahead of every other)",
+         "no strategy is ahead of every other on the packaged data",
+         lambda off: "; not on: " + ", ".join(n for n, _ in off))
+    held(t["order"], f"the whole ranking {t['order'].iloc[0]}",
+         "the whole ranking: not every pair is decided on the packaged data",
+         lambda off: "; differs on: " + ", ".join(
+             n + ("" if x else " (not every pair decided)") for n, x in off))
     for col in [c for c in t.columns if " − " in c]:
-        signs = t[col].map(lambda cell: cell[3])
-        same = signs == signs.iloc[0]
-        out.append((bool(same.all()), f"{col}: {signs.iloc[0]}" + (
-            "" if same.all() else "; otherwise on: " + ", ".join(
-                f"{n} ({s})" for n, s in zip(t["variant"][~same], signs[~same])))))
+        signs = pd.Series([None if cell[4] is None else cell[3] for cell in t[col]], dtype=object)
+        held(signs, f"{col}: {signs.iloc[0]}", f"{col}: no verdict: too few groups (a verdict needs "
+             f"{MIN_GROUPS})", lambda off: "; otherwise on: " + ", ".join(
+                 f"{n} ({x})" for n, x in off))
     seat = t["largest seat deviation"]
     worst, beyond = seat.map(lambda cell: cell[0]), seat.map(lambda cell: cell[2])
     same = (worst == worst.iloc[0]) & (beyond == beyond.iloc[0])
-    out.append((bool(same.all()), f"seat {worst.iloc[0]} deviates most from the fair share "
-                                  f"({seat.iloc[0][1]:+.1f} points, "
-                                  f"{'beyond' if beyond.iloc[0] else 'within'} chance)" + (
-                                      "" if same.all() else "; not on: " + ", ".join(
-                                          t["variant"][~same]))))
-    return sorted(out, key=lambda c: not c[0])
+    out.append((ROBUST if same.all() else MOVES,
+                f"seat {worst.iloc[0]} deviates most from the fair share "
+                f"({seat.iloc[0][1]:+.1f} points, {'beyond' if beyond.iloc[0] else 'within'} "
+                f"chance)" + ("" if same.all() else "; not on: " + ", ".join(t["variant"][~same]))))
+    return sorted(out, key=lambda c: (ROBUST, MOVES, UNDECIDED).index(c[0]))
 
 
 def markdown(variants: list[Variant], header: list[str], plot: Path | None) -> str:
@@ -123,8 +162,11 @@ def markdown(variants: list[Variant], header: list[str], plot: Path | None) -> s
     pairs = [c for c in t.columns if " − " in c]
     parts = ["# Sensitivity to the assumed component data", ""] + [f"- {h}" for h in header]
     parts += ["", "## Conclusions", "", "Robust: the same on the packaged data and on every "
-              "variant. Moves: changes on at least one variant.", ""]
-    parts += [f"- **{'robust' if ok else 'moves'}**: {text}" for ok, text in conclusions(variants)]
+              "variant. Moves: changes on at least one variant. Undecided: the packaged data's "
+              "own games do not decide it. The ranking is the pairs' verdicts (a strategy "
+              "ahead of another where their simultaneous interval excludes zero), not the "
+              "point estimates.", ""]
+    parts += [f"- **{status}**: {text}" for status, text in conclusions(variants)]
     parts += ["", "## Per data file", "", "Win-rate differences in points (first minus second, "
               "interval simultaneous over the pairs with 95%); ranking: Plackett-Luce strength; "
               "seat: the seat farthest from the fair share.", "",
