@@ -548,6 +548,18 @@ def test_a_lone_chunk_reads_with_its_rounds(tmp_path):
         load_report([chunk])
 
 
+def test_a_runs_results_folder_reads_with_its_rounds_when_run_json_is_gone(tmp_path):
+    """What the message for a run without run.json advises must work with rounds recorded."""
+    _run(tmp_path, record=("rounds",))
+    (tmp_path / results.RUN_FILE).unlink()
+    with pytest.raises(ResultsError, match=r"give .*results to read them as they are"):
+        load_report([tmp_path], partial=True)
+    report = load_report([tmp_path / "results"])
+    assert report.tally.n_games == len(samsim.load(tmp_path / "results")) // 4
+    assert report.tally.rounds is not None
+    assert len(samsim.load(tmp_path / "results", "rounds")) == report.tally.n_games * 4 * 12
+
+
 def test_one_writer_per_folder_and_a_dead_writers_lock_is_taken_over(tmp_path):
     import fcntl
 

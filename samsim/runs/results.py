@@ -455,6 +455,8 @@ def survey(path: str | Path, table: str = "results") -> Survey:
             names = [{p.name for *_, p in _parts(path / t)} for t in ("results", *config["record"])]
             candidates = [p for p in candidates if all(p.name in n for n in names)]
     else:
+        if path.name in schema.TABLES and path.name != table and (path.parent / table).is_dir():
+            path = folder = path.parent / table  # a run's table folder: the other lies beside it
         candidates = [p for *_, p in _parts(path)] or sorted(path.glob("*.parquet"))
         if not candidates:
             raise ResultsError(_not_a_run(path))
