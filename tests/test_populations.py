@@ -131,3 +131,26 @@ def test_an_experiment_names_its_populations(tmp_path):
         path.write_text(f'kind = "balance"\ngames = 100\n{body}\n')
         with pytest.raises(ExperimentError, match=message):
             load(path)
+
+
+def test_the_headline_table_keeps_every_column_beside_the_fixs_long_sentences():
+    """The trial's case: with --fix at 120 columns the players and verdict columns were
+    squeezed out of sight by the fix's sentence, which could not fold."""
+    import io
+
+    from rich.console import Console
+
+    from samsim.analysis.balance_report import FIX_HEADLINE, HEADLINE, HEADLINE_PROSE
+    from samsim.analysis.report import numbers_table
+
+    row = ["3", "depends on the players", "seat 1 +3.3 to +3.7", "0, 1, 2", "±2",
+           "tie-breaker before seat 2, coins +1, -8, +0",
+           "imbalance 454 → 229; fairer under 4 of 6 populations (not random, pool); "
+           "depends on the players; largest 5.1 points; equal chances p=3e-05 at power 100%"]
+    text = io.StringIO()
+    Console(file=text, width=120).print(numbers_table(HEADLINE + FIX_HEADLINE, [row],
+                                                      prose=HEADLINE_PROSE))
+    shown = text.getvalue()
+    for word in ("players", "verdict", "depends", "margin", "±2", "imbalance"):
+        assert word in shown, shown
+    assert "…" not in shown, shown

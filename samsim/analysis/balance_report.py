@@ -245,6 +245,8 @@ def _fix_outcome(f, populations: list[str]) -> str:
 HEADLINE = ("players", "verdict", "robust seat effects, points (over the populations)",
             "seats that depend on the players", "margin")
 FIX_HEADLINE = ("fix (seat rules)", "the fix against the given rules, fresh deals")
+#: The columns of HEADLINE + FIX_HEADLINE that hold sentences: a narrow terminal folds them.
+HEADLINE_PROSE = (1, 2, 3, 5, 6)
 
 
 def fix_note(fixes) -> str:
@@ -309,7 +311,8 @@ def print_populations(robust, populations, header: list[str], console: Console,
         console.print(line, markup=False)
     console.print()
     console.print(numbers_table(HEADLINE + (FIX_HEADLINE if fixes else ()),
-                                headline_rows(robust, fixes), "Is the game fair?"))
+                                headline_rows(robust, fixes), "Is the game fair?",
+                                prose=HEADLINE_PROSE))
     for r in robust:
         console.print(numbers_table(("seat", *r.populations, "verdict"), seat_rows(r),
                                     f"{r.players} players: seat win rate − 1/N, points "

@@ -209,16 +209,17 @@ def _cells(row: pd.Series) -> list[str]:
             f"{row['mean']:.2f}", number(row['median']), f"{row['sd']:.2f}"]
 
 
-def numbers_table(headers, rows, title: str | None = None) -> Table:
+def numbers_table(headers, rows, title: str | None = None, prose=()) -> Table:
     """A terminal table whose numbers are never cut: each number column is as wide as its widest
-    cell, and a narrow terminal folds the first column (a long strategy spec) and the headers
-    instead. Rich would otherwise shorten "36.62%" to "36.6…", a different number."""
+    cell, and a narrow terminal folds the first column (a long strategy spec), the ``prose``
+    columns (indices: sentences) and the headers instead. Rich would otherwise shorten "36.62%"
+    to "36.6…", a different number, or squeeze a column out of sight beside a long sentence."""
     rows = [[str(cell) for cell in row] for row in rows]
     table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 0, 0, 1),
                   show_edge=False)
     for k, header in enumerate(headers):
         widest = max((len(row[k]) for row in rows), default=1)
-        if k == 0:
+        if k == 0 or k in prose:
             table.add_column(header, justify="left", overflow="fold", min_width=min(widest, 12))
         else:
             table.add_column(header, justify="right", no_wrap=True, min_width=widest)
