@@ -575,6 +575,19 @@ def test_a_chunk_too_large_for_memory_is_one_line_and_exit_2(tmp_path, monkeypat
     assert re.search(r"a chunk of 5,000 games needs \d+ MiB .*--chunk-size", done.stderr)
 
 
+def test_a_chunk_over_half_the_memory_is_refused_before_it_is_allocated(tmp_path, monkeypatch):
+    """A system that overcommits memory does not raise MemoryError: it kills the process later
+    (a user's 1e9-game chunk reached 16 GB). So a chunk over half the memory is refused first."""
+    from samsim.engine import play
+
+    monkeypatch.setattr(play, "physical_memory", lambda: 20 << 20)  # 20 MiB
+    done = run_here("simulate", "--games", 5000, "--chunk-size", 5000, "--strategies", "random",
+                    cwd=tmp_path)
+    assert done.returncode == 2 and done.stderr.strip().count("\n") == 0, done.stderr
+    assert re.search(r"a chunk of 5,000 games needs \d+ MiB .*half of its 0 GiB.*--chunk-size",
+                     done.stderr), done.stderr
+
+
 # ------------------------------------------------------------------------------ stopping
 
 

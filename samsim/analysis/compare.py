@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import os
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -358,11 +357,9 @@ def _rates(contestants, groups: Groups) -> pd.DataFrame:
 def _check_memory(games: int, k: int) -> None:
     """A comparison keeps each game's result per contestant (win share, money, rank: float64)
     until its groups are summed; a budget that cannot fit is refused before any game."""
-    need = games * (3 * k + 1) * 8
-    try:
-        have = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (AttributeError, ValueError, OSError):  # not a POSIX system: no check
-        return
+    from samsim.engine.play import physical_memory
+
+    need, have = games * (3 * k + 1) * 8, physical_memory()
     if need > have // 2:
         raise CompareError(f"{games:,} games of {k} strategies would keep {need / 2**30:,.1f} GiB "
                            f"of results in memory, more than half of this machine's "

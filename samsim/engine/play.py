@@ -8,6 +8,7 @@ chunk: game 17 of a million-game run equals game 17 played alone.
 from __future__ import annotations
 
 import contextlib
+import os
 import threading
 import time
 from collections.abc import Iterator
@@ -227,6 +228,14 @@ def _count(value, name: str) -> int:
     return int(value)
 
 
+def physical_memory() -> int:
+    """Bytes of memory this machine has (where the system cannot say: no limit)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return 2**62
+
+
 def batches(ranges, players: int, seed: int, data: GameData, seats, chunk_size: int = DEFAULT_CHUNK,
             threads: int | None = None, record: bool = False, per_deal: int = 1,
             progress=None, log: bool = False) -> Iterator[tuple[int, int, State]]:
@@ -244,12 +253,16 @@ def batches(ranges, players: int, seed: int, data: GameData, seats, chunk_size: 
     if not ranges:
         return
     most = min(chunk_size, max(b - a for a, b in ranges))
+    need = most * sum(a.nbytes for a in allocate(data.components, 1, players, log=log,
+                                                 record=record))
     try:
+        if need > physical_memory() // 2:  # an overcommitting system would kill, not refuse
+            raise MemoryError
         rows = allocate(data.components, most, players, log=log, record=record)
     except MemoryError:
-        row = sum(a.nbytes for a in allocate(data.components, 1, players, log=log, record=record))
-        raise ValueError(f"a chunk of {most:,} games needs {most * row / 2**20:,.0f} MiB of "
-                         f"memory, more than this machine gives: use smaller chunks "
+        raise ValueError(f"a chunk of {most:,} games needs {need / 2**20:,.0f} MiB of memory, "
+                         f"more than this machine gives (half of its "
+                         f"{physical_memory() / 2**30:,.0f} GiB at most): use smaller chunks "
                          f"(--chunk-size)") from None
     if active_backend() == "cpu":
         _compile(data, seats)  # before any unit is timed
