@@ -388,9 +388,14 @@ def _build(doc: dict, source: str, sha256: str) -> GameData:
     meta = doc.get("meta", {})
     if not isinstance(meta, dict) or set(meta) - {"name", "assumed"}:
         _fail("meta", "must be a table with at most the keys name and assumed")
-    if not isinstance(meta.get("assumed", []), list):
-        _fail("meta.assumed", "must be a list of the names of assumed values")
-    assumed = tuple(str(a) for a in meta.get("assumed", []))
+    assumed = meta.get("assumed", [])
+    sections = sorted(known - {"meta"})
+    if not isinstance(assumed, list) or not all(a in sections for a in assumed):
+        _fail("meta.assumed", f"must be a list of the names of assumed sections "
+                              f"({', '.join(sections)})")
+    if len(set(assumed)) < len(assumed):
+        _fail("meta.assumed", "names a section twice")
+    assumed = tuple(assumed)
 
     game = _section(doc, "game", {"min_players", "max_players", "rounds", "starting_money",
                                   "double_rounds", "double_factor", "special_tile_value",
@@ -399,6 +404,8 @@ def _build(doc: dict, source: str, sha256: str) -> GameData:
     max_p = _int(game["max_players"], "game.max_players", min_p, MAX_SEATS)
     rounds = _int(game["rounds"], "game.rounds", 1, MAX_ROUNDS)
     doubles = _ints(game["double_rounds"], "game.double_rounds", 1, rounds)
+    if len(set(doubles)) < len(doubles):
+        _fail("game.double_rounds", "names a round twice")
     # A factor above MAX_CHIPS could never pass the tourist-card check below; bounding it here also
     # keeps a huge one out of the int64 arrays when no round is doubled.
     factor = _int(game["double_factor"], "game.double_factor", 1, MAX_CHIPS)

@@ -235,7 +235,7 @@ def test_slow_the_kernel_compiles_for_a_gpu_without_fused_multiply_add(tmp_path)
     """NVVM (the real compiler, from the nvidia-nvvm wheel) builds the kernel of random and
     weighted for an H200 (150 s on two cores: slow); weighted's floating-point multiplies stay
     multiplies (a fused multiply-add rounds once where the CPU rounds twice), and no call goes
-    through an address."""
+    through an address; nvJitLink assembles it for an H200."""
     env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "0", "NUMBA_CACHE_DIR": str(tmp_path)}
     done = subprocess.run([sys.executable, str(PTX), "random,weighted"], capture_output=True,
                           text=True, cwd=tmp_path, env=env, timeout=900)
@@ -246,3 +246,5 @@ def test_slow_the_kernel_compiles_for_a_gpu_without_fused_multiply_add(tmp_path)
     size, fused, multiplies, indirect = map(int, found.groups()[1:])
     assert size > 100_000 and multiplies > 0
     assert fused == 0 and indirect == 0
+    assert re.search(r"sm_90a: \d+ registers, \d+ bytes stack, \d+ \+ \d+ bytes spilled; \d+ blocks",
+                     done.stdout), done.stdout

@@ -55,7 +55,9 @@ def test_pool_design_seats_specs_and_refuses_designs_too_large():
                                "design": designs.POOL_DESIGN}
     assert lineup.specs()[0] == ["greedy", "greedy", "saver", "undercut(margin=2)"]
     with pytest.raises(StrategyError, match="balanced design"):
-        designs.pool_design(6, ["fixed"] * 12)
+        designs.pool_design(6, [f"greedy(temperature={k})" for k in range(12)])
+    with pytest.raises(StrategyError, match="greedy is given twice"):
+        designs.pool_design(4, ["greedy", "saver", "greedy(tile_scale=1.0)"])
 
 
 @pytest.mark.parametrize("players,k", [(4, 2), (4, 3), (4, 4), (6, 3), (3, 4), (4, 6)])

@@ -215,7 +215,11 @@ def _compare(specs, players, games, seed, field, data, threads, margin, edge, ba
     from samsim.stats import inference
 
     plan = comparing.design(specs, players, field, duplicate)
-    with Bar("comparing (at most)" if edge else "comparing", comparing.games_played(games, plan),
+    played = comparing.games_played(games, plan)
+    if played != games:
+        status_console.print(f"games: {played:,}{' at most' if edge else ''}, whole groups of "
+                             f"{plan.size:,} ({games:,} asked)", markup=False)
+    with Bar("comparing (at most)" if edge else "comparing", played,
               [s.info for s in plan.strategies]) as bar:
         warm_up(players, seed, data, threads, plan.strategies[-1])
         bar.begin()

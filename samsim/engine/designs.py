@@ -55,6 +55,10 @@ def pool_design(players: int, pool) -> Lineup:
     if not isinstance(players, (int, np.integer)) or isinstance(players, bool) or players < 1:
         raise StrategyError(f"players must be a positive whole number, got {players!r}")
     members = [parse_spec(spec) for spec in pool]
+    specs = [m.spec() for m in members]
+    twice = next((s for s in specs if specs.count(s) > 1), None)
+    if twice is not None:  # its seats would be counted as one strategy's: a design of fewer
+        raise StrategyError(f"a pool names each strategy once: {twice} is given twice")
     n = len(members)
     size = design_size(players, n)
     if size > MAX_SEATINGS:

@@ -136,6 +136,9 @@ def _names(doc, key, where, what="strategy specs, e.g. [\"greedy\", \"undercut(m
     value = doc[key]
     if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
         raise ExperimentError(f"{where}: {key} must be a list of {what}")
+    twice = next((v for v in value if value.count(v) > 1), None)
+    if twice is not None and key != "strategies":  # seats may repeat one; nothing else may
+        raise ExperimentError(f"{where}: {key} names {twice} twice")
     return value
 
 
@@ -190,7 +193,7 @@ def load(path: str | Path) -> Experiment:
             raise ExperimentError(f"{where}: rules must be the path of a data file")
         exp.rules = (path.parent / doc["rules"]).resolve()
     if "record" in doc:
-        exp.record = _names(doc, "record", where)
+        exp.record = _names(doc, "record", where, "records, e.g. [\"rounds\"]")
     if "chunk_size" in doc:
         exp.chunk_size = _whole(doc, "chunk_size", 1, 10**9, where)
     if "description" in doc:
