@@ -5,10 +5,14 @@
 Uses the real compiler (NVVM, from the CUDA wheels of ``samsim[cuda]``) for compute capability
 9.0; only loading the kernel needs the device, so the script stops after NVVM. Prints one line:
 seconds, PTX characters, fused multiply-adds (``fma.rn.f64``), double multiplies, and calls
-through an address (``callprototype``). ``--inline keep`` compiles the copies of the rules with
-their own ``inline="always"`` (the design's measured alternative), ``--fma`` with NVVM's
-default contraction (what samsim turns off). The tests run it (tests/test_cuda.py); the README's
-compile times come from it. Run it in a fresh cache (NUMBA_CACHE_DIR) with NUMBA_ENABLE_CUDASIM=0.
+through an address (``callprototype``); a second line: what the PTX assembles to for an H200
+(``sm_90a``, by nvJitLink, which needs no device either): registers per thread, stack and spills,
+and so how many of the kernel's 128-thread blocks one multiprocessor holds at once (registers are
+the bound: each game is one thread's state, read from device memory). ``--inline keep``
+compiles the copies of the rules with their own ``inline="always"`` (the design's measured
+alternative), ``--fma`` with NVVM's default contraction (what samsim turns off), ``--ptx FILE``
+keeps the PTX. The tests run it (tests/test_cuda.py); the README's compile times come from it.
+Run it in a fresh cache (NUMBA_CACHE_DIR) with NUMBA_ENABLE_CUDASIM=0.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import argparse
 import re
 import sys
 import time
+from pathlib import Path
 
 
 def main() -> int:
@@ -24,6 +29,7 @@ def main() -> int:
     parser.add_argument("strategies", help="comma-separated, seated as a pool at 4 players")
     parser.add_argument("--inline", choices=("never", "keep"), default="never")
     parser.add_argument("--fma", action="store_true", help="leave NVVM's contraction on")
+    parser.add_argument("--ptx", type=Path, help="write the PTX to this file")
     args = parser.parse_args()
 
     import numba.cuda.codegen as codegen
@@ -64,12 +70,36 @@ def main() -> int:
             raise
         print(f"after NVVM: {type(error).__name__}: {error}", file=sys.stderr)
     took = time.perf_counter() - start
-    text = b"".join(p if isinstance(p, bytes) else p.encode() for p in ptx).decode(errors="replace")
+    modules = [(p if isinstance(p, bytes) else p.encode()).rstrip(b"\0") for p in ptx]
+    text = b"".join(modules).decode(errors="replace")
     print(f"{took:.1f} s, {len(text)} PTX characters, "
           f"{len(re.findall(r'fma[.]rn[.]f64', text))} fma.rn.f64, "
           f"{len(re.findall(r'mul(?:[.]rn)?[.]f64', text))} mul.f64, "
           f"{len(re.findall(r'callprototype', text))} callprototype")
+    if args.ptx:
+        args.ptx.write_text(text)
+    print(assembled(next(m for m in modules if b".entry" in m)))
     return 0
+
+
+def assembled(ptx: bytes) -> str:
+    """nvJitLink's account of the kernel assembled for an H200, in one line."""
+    from cuda.core import Linker, LinkerOptions, ObjectCode
+
+    from samsim.kernel.cuda import BLOCK
+
+    linker = Linker(ObjectCode.from_ptx(ptx), options=LinkerOptions(arch="sm_90a", verbose=True))
+    linker.link("cubin")
+    log = linker.get_info_log()
+    registers = int(re.search(r"[Uu]sed (\d+) registers", log).group(1))
+    stack, spill_stores, spill_loads = map(int, re.search(
+        r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads", log).groups())
+    # An H200 multiprocessor: 65,536 registers, given out 256 to a warp at a time; 64 warps.
+    per_warp = -(-registers * 32 // 256) * 256
+    warps = min(64, 65536 // per_warp) // (BLOCK // 32) * (BLOCK // 32)
+    return (f"sm_90a: {registers} registers, {stack} bytes stack, {spill_stores} + {spill_loads} "
+            f"bytes spilled; {warps // (BLOCK // 32)} blocks of {BLOCK} threads per "
+            f"multiprocessor ({warps * 32} games, {warps / 64:.1%} occupancy)")
 
 
 if __name__ == "__main__":
