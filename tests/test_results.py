@@ -790,7 +790,8 @@ with interrupt.handlers():
 
 def test_a_ctrl_c_python_drops_in_a_callback_still_stops_the_run(tmp_path):
     """The interrupted frame was a gc callback (Dask's client has one): the raise is lost there,
-    the engine stops at its next unit all the same, and the finished games are kept."""
+    the engine stops at its next unit all the same, and the finished games are kept; Python's
+    report of the lost raise (a traceback) is not shown."""
     import subprocess
     import sys
 
@@ -798,7 +799,7 @@ def test_a_ctrl_c_python_drops_in_a_callback_still_stops_the_run(tmp_path):
     done = subprocess.run([sys.executable, "-c", f"OUT = {str(out)!r}\n" + _LOST],
                           capture_output=True, text=True, timeout=300)
     assert done.stdout.split() == ["stopped"], done.stdout + done.stderr
-    assert "KeyboardInterrupt" in done.stderr  # Python's "Exception ignored in": it was dropped
+    assert "Traceback" not in done.stderr and "KeyboardInterrupt" not in done.stderr, done.stderr
     assert 0 < results.run_metadata(out)["games_found"] < 20000
 
 

@@ -6,9 +6,10 @@ and the first signal raises KeyboardInterrupt right after the unit in play, whic
 turns into a last, shorter chunk. A strategy stuck in an endless loop never lets the kernel
 return: the kernel releases the GIL (``nogil``), so a watchdog thread, woken by the signal through
 ``signal.set_wakeup_fd``, ends the process when the handler has not run ``GRACE`` seconds later.
-A raise that lands where Python runs a callback (a gc callback, a ``__del__``) is dropped with
-a warning, so the handler also sets ``samsim.engine.play.STOP``, at which the engine stops
-between units all the same. A second signal ends the process at once. Chunk files are written whole or not at all
+A raise that lands where Python runs a callback (a gc callback, a ``__del__``) is dropped by
+Python, so the handler also sets ``samsim.engine.play.STOP``, at which the engine stops
+between units all the same; Python's report of the dropped KeyboardInterrupt (a traceback,
+"Exception ignored in", which Dask's gc callback made a user see now and then) is not printed. A second signal ends the process at once. Chunk files are written whole or not at all
 (``samsim.runs.results``), so ending the process never leaves a torn file; ``deferred`` holds the
 first signal back while a chunk is being written, so that a finished chunk is not thrown away.
 """
@@ -87,10 +88,18 @@ def handlers():
     play.STOP.clear()
     previous = {sig: signal.signal(sig, _handler) for sig in (signal.SIGINT, signal.SIGTERM)}
     old_fd = signal.set_wakeup_fd(writer.fileno(), warn_on_full_buffer=False)
+    unraisable = sys.unraisablehook
+
+    def quiet(report):  # our own raise, lost in a callback: STOP carries it (module docstring)
+        if report.exc_type is not KeyboardInterrupt:
+            unraisable(report)
+
+    sys.unraisablehook = quiet
     threading.Thread(target=_watch, args=(reader,), name="samsim-interrupt", daemon=True).start()
     try:
         yield
     finally:
+        sys.unraisablehook = unraisable
         signal.set_wakeup_fd(old_fd)
         for sig, handler in previous.items():
             signal.signal(sig, handler)
