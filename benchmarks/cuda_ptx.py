@@ -93,7 +93,8 @@ def assembled(ptx: bytes) -> str:
     log = linker.get_info_log()
     registers = int(re.search(r"[Uu]sed (\d+) registers", log).group(1))
     stack, spill_stores, spill_loads = map(int, re.search(
-        r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads", log).groups())
+        r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads",
+        log).groups())
     # An H200 multiprocessor: 65,536 registers, given out 256 to a warp at a time; 64 warps.
     per_warp = -(-registers * 32 // 256) * 256
     warps = min(64, 65536 // per_warp) // (BLOCK // 32) * (BLOCK // 32)

@@ -370,7 +370,8 @@ def findings(c: PlayerCount) -> Findings:
             f"simultaneous; {inference.format_p(t['points_holm'], 'Holm p')}) and "
             f"{t['coins']:+.1f} coins; {t['per_game']:.1f} such ties won per seat and game "
             f"({TIE_CAVEAT})"))
-    for _, t in c.tiles[c.tiles["p"].notna()].iterrows() if len(c.tiles) else ():  # NaN: <2 (non-)buyers
+    tested = c.tiles[c.tiles["p"].notna()] if len(c.tiles) else c.tiles  # NaN: < 2 (non-)buyers
+    for _, t in tested.iterrows():
         associations.append((
             _size(t["diff"]),
             f"{c.players} players: seats that bought {'an' if t['tile'][0] in 'aeiou' else 'a'} "

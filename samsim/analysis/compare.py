@@ -328,7 +328,7 @@ def _precision(ratio: float, duplicate: bool) -> str:
     return text
 
 
-def labels(specs) -> list[str]:
+def _labels(specs) -> list[str]:
     """The contestants' names in tables: a spec given again (a strategy against a copy of
     itself, the known null) is told apart as ``greedy #2``, so that no two rows share a name."""
     seen: dict[str, int] = {}
@@ -389,7 +389,7 @@ def compare(contestants, players: int = 4, games: int = 100_000, seed: int = 0, 
     # labels as Strategy.spec writes them: they name the code that played (greedy@1a2b3c4d for
     # a local file shadowing the built-in)
     plan = design(contestants, players, field_spec, duplicate)
-    contestants, field_spec = labels(plan.contestants), plan.field
+    contestants, field_spec = _labels(plan.contestants), plan.field
     within = list(itertools.combinations(range(len(contestants)), 2))
     m = len(within)
     # every pair is one test: alpha is split over all of them (Bonferroni)
@@ -423,5 +423,5 @@ def compare(contestants, players: int = 4, games: int = 100_000, seed: int = 0, 
                       groups.n * plan.size, margin, alpha, sequential)
 
 
-__all__ = ["Design", "design", "labels", "Groups", "play", "Pair", "pair", "Comparison", "compare",
+__all__ = ["Design", "design", "Groups", "play", "Pair", "pair", "Comparison", "compare",
            "CompareError", "DEFAULT_MARGIN", "ALPHA", "MIN_GROUPS"]

@@ -53,7 +53,7 @@ def run(files: list[tuple[str, Path | None]], contestants, players: int, field_s
     from samsim import components
     from samsim.analysis import balance, compare
 
-    balance.check_games(balance_games, "balance_games")  # before any comparison is played, not after
+    balance.check_games(balance_games, "balance_games")  # before any comparison is played
     base = components.default_data_path()
     out = []
     for name, path in files:
@@ -77,10 +77,11 @@ def _side(row) -> int | None:
     return 1 if row["win_low"] > 0 else -1 if row["win_high"] < 0 else 0
 
 
-def _sign(row) -> str:
+def _sign(row) -> str | None:
+    """The pair's verdict in words; None below compare's least number of groups."""
     side = _side(row)
-    return ("no verdict (too few groups)" if side is None else f"{row['a']} ahead" if side > 0
-            else f"{row['b']} ahead" if side < 0 else "no clear difference")
+    return (None if side is None else f"{row['a']} ahead" if side > 0 else f"{row['b']} ahead"
+            if side < 0 else "no clear difference")
 
 
 def _order(pairs: pd.DataFrame) -> tuple[str | None, str | None]:
@@ -109,8 +110,7 @@ def table(variants: list[Variant]) -> pd.DataFrame:
         row = {"variant": v.name, "ranking": " > ".join(v.comparison.ranking_frame()["strategy"]),
                "first": top, "order": order}
         for _, p in pairs.iterrows():
-            row[f"{p['a']} − {p['b']}"] = (p["win_diff"], p["win_low"], p["win_high"], _sign(p),
-                                             _side(p))
+            row[f"{p['a']} − {p['b']}"] = (p["win_diff"], p["win_low"], p["win_high"], _sign(p))
         worst = worst_seat(v.balance.seats)
         row["largest seat deviation"] = (int(worst["seat"]), float(worst["dev"]),
                                          bool(worst["beyond_chance"]))
@@ -141,10 +141,10 @@ def conclusions(variants: list[Variant]) -> list[tuple[str, str]]:
          lambda off: "; differs on: " + ", ".join(
              n + ("" if x else " (not every pair decided)") for n, x in off))
     for col in [c for c in t.columns if " − " in c]:
-        signs = pd.Series([None if cell[4] is None else cell[3] for cell in t[col]], dtype=object)
-        held(signs, f"{col}: {signs.iloc[0]}", f"{col}: no verdict: too few groups (a verdict needs "
-             f"{MIN_GROUPS})", lambda off: "; otherwise on: " + ", ".join(
-                 f"{n} ({x})" for n, x in off))
+        signs = pd.Series([cell[3] for cell in t[col]], dtype=object)
+        held(signs, f"{col}: {signs.iloc[0]}",
+             f"{col}: no verdict: too few groups (a verdict needs {MIN_GROUPS})",
+             lambda off: "; otherwise on: " + ", ".join(f"{n} ({x})" for n, x in off))
     seat = t["largest seat deviation"]
     worst, beyond = seat.map(lambda cell: cell[0]), seat.map(lambda cell: cell[2])
     same = (worst == worst.iloc[0]) & (beyond == beyond.iloc[0])

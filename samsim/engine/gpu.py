@@ -121,7 +121,9 @@ _BUFFERS: dict[tuple, _Buffers] = {}
 
 
 def _capacity(comp, players: int, log: bool, record: bool) -> int:
-    row = sum(a.nbytes for a in allocate(comp, 1, players, log=log, record=record))
+    from samsim.engine.play import row_bytes
+
+    row = row_bytes(comp, players, log, record)
     cuda = _kernel_module().cuda
     try:
         free, _ = cuda.current_context().get_memory_info()

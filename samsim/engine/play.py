@@ -228,6 +228,11 @@ def _count(value, name: str) -> int:
     return int(value)
 
 
+def row_bytes(comp, players: int, log: bool = False, record: bool = False) -> int:
+    """Bytes of one game's state (a row of every field)."""
+    return sum(a.nbytes for a in allocate(comp, 1, players, log=log, record=record))
+
+
 def physical_memory() -> int:
     """Bytes of memory this machine has (where the system cannot say: no limit)."""
     try:
@@ -253,8 +258,7 @@ def batches(ranges, players: int, seed: int, data: GameData, seats, chunk_size: 
     if not ranges:
         return
     most = min(chunk_size, max(b - a for a, b in ranges))
-    need = most * sum(a.nbytes for a in allocate(data.components, 1, players, log=log,
-                                                 record=record))
+    need = most * row_bytes(data.components, players, log, record)
     try:
         if need > physical_memory() // 2:  # an overcommitting system would kill, not refuse
             raise MemoryError

@@ -131,13 +131,13 @@ def _text(doc, key, where, what="text") -> str:
     return doc[key]
 
 
-def _names(doc, key, where, what="strategy specs, e.g. [\"greedy\", \"undercut(margin=2)\"]"
-           ) -> list[str]:
+def _names(doc, key, where, what="strategy specs, e.g. [\"greedy\", \"undercut(margin=2)\"]",
+           unique: bool = True) -> list[str]:
     value = doc[key]
     if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
         raise ExperimentError(f"{where}: {key} must be a list of {what}")
     twice = next((v for v in value if value.count(v) > 1), None)
-    if twice is not None and key != "strategies":  # seats may repeat one; nothing else may
+    if unique and twice is not None:
         raise ExperimentError(f"{where}: {key} names {twice} twice")
     return value
 
@@ -180,7 +180,7 @@ def load(path: str | Path) -> Experiment:
     if "pool" in doc:
         exp.pool = _names(doc, "pool", where)
     if "strategies" in doc:
-        exp.strategies = _names(doc, "strategies", where)
+        exp.strategies = _names(doc, "strategies", where, unique=False)  # seats may repeat one
         if len(exp.players) != 1:
             raise ExperimentError(f"{where}: strategies needs a single player count"
                                   f"{'; use pool for several' if kind == 'simulate' else ''}")

@@ -9,7 +9,8 @@ return: the kernel releases the GIL (``nogil``), so a watchdog thread, woken by 
 A raise that lands where Python runs a callback (a gc callback, a ``__del__``) is dropped by
 Python, so the handler also sets ``samsim.engine.play.STOP``, at which the engine stops
 between units all the same; Python's report of the dropped KeyboardInterrupt (a traceback,
-"Exception ignored in", which Dask's gc callback made a user see now and then) is not printed. A second signal ends the process at once. Chunk files are written whole or not at all
+"Exception ignored in", which Dask's gc callback made a user see now and then) is not printed.
+A second signal ends the process at once. Chunk files are written whole or not at all
 (``samsim.runs.results``), so ending the process never leaves a torn file; ``deferred`` holds the
 first signal back while a chunk is being written, so that a finished chunk is not thrown away.
 """
