@@ -18,7 +18,7 @@ import numba
 import numpy as np
 
 from samsim.kernel.contract import STAGES
-from samsim.kernel.state import Control, State, allocate
+from samsim.kernel.state import Control, State, allocate, row_bytes
 
 #: Device memory a batch may fill with its game state, as a share of what is free when the first
 #: batch starts (the rest is left for the kernel itself and anything else on the GPU).
@@ -121,8 +121,6 @@ _BUFFERS: dict[tuple, _Buffers] = {}
 
 
 def _capacity(comp, players: int, log: bool, record: bool) -> int:
-    from samsim.engine.play import row_bytes
-
     row = row_bytes(comp, players, log, record)
     cuda = _kernel_module().cuda
     try:

@@ -28,7 +28,8 @@ from samsim.kernel.decisions import DECISION_LEN
 from samsim.kernel.events import rows_to_tuples
 from samsim.kernel.game import run_batch_nb
 from samsim.kernel.jit import compiling
-from samsim.kernel.state import ERROR_CODE, ERROR_ROUND, ERROR_SEAT, Control, State, allocate
+from samsim.kernel.state import (ERROR_CODE, ERROR_ROUND, ERROR_SEAT, Control, State, allocate,
+                                 row_bytes)
 
 #: Games per chunk by default: large enough to keep every thread busy, small enough (~40 MB of
 #: state at 4 players) to keep memory flat however many games a run has.
@@ -226,11 +227,6 @@ def _count(value, name: str) -> int:
     if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 1:
         raise ValueError(f"{name} must be a positive whole number, got {value!r}")
     return int(value)
-
-
-def row_bytes(comp, players: int, log: bool = False, record: bool = False) -> int:
-    """Bytes of one game's state (a row of every field)."""
-    return sum(a.nbytes for a in allocate(comp, 1, players, log=log, record=record))
 
 
 def physical_memory() -> int:

@@ -135,3 +135,8 @@ class Control(NamedTuple):
 
 
 NO_OVERRIDE = -2
+
+
+def row_bytes(comp: Components, players: int, log: bool = False, record: bool = False) -> int:
+    """Bytes of one game's state (a row of every field): what a chunk of games costs."""
+    return sum(a.nbytes for a in allocate(comp, 1, players, log=log, record=record))
