@@ -11,7 +11,9 @@ and so how many of the kernel's 128-thread blocks one multiprocessor holds at on
 the bound: each game is one thread's state, read from device memory). ``--inline keep``
 compiles the copies of the rules with their own ``inline="always"`` (the design's measured
 alternative), ``--fma`` with NVVM's default contraction (what samsim turns off), ``--ptx FILE``
-keeps the PTX. The tests run it (tests/test_cuda.py); the README's compile times come from it.
+keeps the PTX, ``--registers N,M`` adds a line per cap on registers (numba-cuda's
+``max_registers``: what a cap costs in spills, and the blocks it lets in). The tests run it
+(tests/test_cuda.py); the README's compile times come from it.
 Run it in a fresh cache (NUMBA_CACHE_DIR) with NUMBA_ENABLE_CUDASIM=0.
 """
 
@@ -30,6 +32,7 @@ def main() -> int:
     parser.add_argument("--inline", choices=("never", "keep"), default="never")
     parser.add_argument("--fma", action="store_true", help="leave NVVM's contraction on")
     parser.add_argument("--ptx", type=Path, help="write the PTX to this file")
+    parser.add_argument("--registers", default="", help="caps to assemble it with too (N,M)")
     args = parser.parse_args()
 
     import numba.cuda.codegen as codegen
@@ -78,17 +81,21 @@ def main() -> int:
           f"{len(re.findall(r'callprototype', text))} callprototype")
     if args.ptx:
         args.ptx.write_text(text)
-    print(assembled(next(m for m in modules if b".entry" in m)))
+    entry = next(m for m in modules if b".entry" in m)
+    for cap in [None, *(int(n) for n in args.registers.split(",") if n)]:
+        print(assembled(entry, cap))
     return 0
 
 
-def assembled(ptx: bytes) -> str:
-    """nvJitLink's account of the kernel assembled for an H200, in one line."""
+def assembled(ptx: bytes, cap: int | None = None) -> str:
+    """nvJitLink's account of the kernel assembled for an H200 (at most ``cap`` registers per
+    thread), in one line."""
     from cuda.core import Linker, LinkerOptions, ObjectCode
 
     from samsim.kernel.cuda import BLOCK
 
-    linker = Linker(ObjectCode.from_ptx(ptx), options=LinkerOptions(arch="sm_90a", verbose=True))
+    options = LinkerOptions(arch="sm_90a", verbose=True, max_register_count=cap)
+    linker = Linker(ObjectCode.from_ptx(ptx), options=options)
     linker.link("cubin")
     log = linker.get_info_log()
     registers = int(re.search(r"[Uu]sed (\d+) registers", log).group(1))
@@ -98,7 +105,8 @@ def assembled(ptx: bytes) -> str:
     # An H200 multiprocessor: 65,536 registers, given out 256 to a warp at a time; 64 warps.
     per_warp = -(-registers * 32 // 256) * 256
     warps = min(64, 65536 // per_warp) // (BLOCK // 32) * (BLOCK // 32)
-    return (f"sm_90a: {registers} registers, {stack} bytes stack, {spill_stores} + {spill_loads} "
+    capped = f" capped at {cap}" if cap else ""
+    return (f"sm_90a{capped}: {registers} registers, {stack} bytes stack, {spill_stores} + {spill_loads} "
             f"bytes spilled; {warps // (BLOCK // 32)} blocks of {BLOCK} threads per "
             f"multiprocessor ({warps * 32} games, {warps / 64:.1%} occupancy)")
 

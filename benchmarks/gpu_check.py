@@ -1,7 +1,8 @@
 """The one script to run on a machine with a GPU: identical games, then speed, in one command.
 
     python benchmarks/gpu_check.py [--games 4096] [--bench-games 4194304] [--deadline 540]
-                                   [--jobs random,lookahead] [--leave | --collect] [--out DIR]
+                                   [--jobs random,lookahead] [--registers 64,128]
+                                   [--leave | --collect] [--out DIR]
 
 One job per line-up of ``samsim bench`` (random, greedy, undercut, lookahead, the showdown pool
 with tuned beside it: together every library strategy), each in its own process, all at once:
@@ -11,7 +12,14 @@ with tuned beside it: together every library strategy), each in its own process,
    all of them; in parallel the check fits the device's ten-minute command, in turn it would not;
 2. ``--games`` games at each of 3, 4, 5 and 6 players on the GPU and on the CPU, every field of
    every game's final state compared;
-3. ``samsim bench --backend cuda``'s measurement of the line-up (random: at every player count).
+3. ``samsim bench --backend cuda``'s measurement of the line-up (random: at every player count);
+4. random's job then runs the command line on the GPU: ``samsim simulate --backend cuda`` of
+   ``--run-games`` games written to Parquet, the same run stopped by Ctrl-C after its first chunks
+   and finished with ``--resume``, and the two folders' games compared.
+
+``--registers 64,128`` adds a job per cap: random's kernel compiled with at most that many
+registers per thread (``samsim.kernel.cuda.MAX_REGISTERS``), its games checked, its speed at 4
+players measured: what the cap's extra blocks per multiprocessor buy against its spills.
 
 The GPU runs of steps 2 and 3 hold a lock, so that one process at a time uses the GPU and the
 speeds are measured alone. Each job writes its results as it goes (``DIR/<job>.json``, its output
@@ -30,6 +38,7 @@ import contextlib
 import fcntl
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -38,10 +47,23 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 #: Identity checks seat these beside a bench line-up's strategies: tuned decides with weighted's
 #: functions (one kernel), so the pool's games also check its parameters.
 BESIDE = {"showdown pool": ("tuned",)}
+#: The command line's run on the GPU (step 4, ``--run-games``), in 16 chunks (Parquet files).
+RUN_GAMES, RUN_CHUNKS = 1 << 22, 16
+#: A job of random's kernel under a cap on registers is named this (``--registers``).
+CAPPED = "random, at most {} registers"
+
+
+def _lineup(name: str) -> tuple[str, int | None]:
+    """A job's line-up and cap on registers (None: the assembler's choice)."""
+    for cap in name.split():
+        if name == CAPPED.format(cap):
+            return "random", int(cap)
+    return name, None
 
 
 def _lock(path: Path):
@@ -62,14 +84,17 @@ def warm_cpu() -> None:
     play.run_batch(1, 4, 11, 0, components.load(), strategies=seated(4, library_names()))
 
 
-def job(name: str, games: int, bench_games: int, folder: Path, out: Path) -> None:
+def job(name: str, games: int, bench_games: int, run_games: int, folder: Path,
+        out: Path) -> None:
     """One line-up's compile, identity check and speed, written to ``out`` as they come."""
     from samsim import components
     from samsim.engine import bench, play
+    from samsim.kernel import cuda
     from samsim.kernel.state import State
 
     data = components.load()
-    strategies, share = bench.LINEUPS[name]
+    lineup, cuda.MAX_REGISTERS = _lineup(name)
+    strategies, share = bench.LINEUPS[lineup]
     checked = strategies if name not in BESIDE else (*strategies, *BESIDE[name])
     found = {"job": name, "identical": {}, "bench": {}}
 
@@ -94,7 +119,9 @@ def job(name: str, games: int, bench_games: int, folder: Path, out: Path) -> Non
                                      else list(checked)}
             write()
         with play.backend("cuda"):
-            if name == "random":  # as samsim bench measures it: at every player count
+            if cuda.MAX_REGISTERS is not None:
+                found["bench"][name] = bench.gpu_rates(4, bench_games, "random")
+            elif name == "random":  # as samsim bench measures it: at every player count
                 for n in bench.GPU_PLAYERS:
                     found["bench"][f"random, {n} players"] = bench.gpu_rates(n, bench_games,
                                                                              "random")
@@ -102,7 +129,61 @@ def job(name: str, games: int, bench_games: int, folder: Path, out: Path) -> Non
             else:
                 found["bench"][name] = bench.gpu_rates(4, max(1024, int(bench_games * share)),
                                                        strategies)
+            write()
+            if name == "random" and run_games:
+                try:
+                    write(run=command_line(run_games))
+                except Exception as error:  # noqa: BLE001  (reported, the rest kept)
+                    write(run={"error": f"{type(error).__name__}: {error}"})
     write(done=True)
+
+
+def command_line(games: int) -> dict:
+    """Step 4: ``samsim simulate --backend cuda`` whole, and interrupted then resumed."""
+    import samsim
+    from samsim.runs import results
+
+    chunk = -(-games // RUN_CHUNKS)
+    simulate = [sys.executable, "-m", "samsim.cli", "simulate", "--players", "4", "--games",
+                str(games), "--strategies", "random", "--backend", "cuda", "--chunk-size",
+                str(chunk), "--seed", "7", "--out"]
+    found = {"games": games, "chunk": chunk}
+    with tempfile.TemporaryDirectory(prefix="gpu-check-run-") as folder:
+        whole, cut = Path(folder) / "whole", Path(folder) / "cut"
+        start = time.perf_counter()
+        done = subprocess.run([*simulate, str(whole)], capture_output=True, text=True)
+        found["whole s"] = time.perf_counter() - start
+        found["whole exit"] = done.returncode
+        said = done.stdout + done.stderr
+        played = re.search(r"played [\d,]+ games in [\d.]+ s \([\d,]+ games/s\)", said)
+        found["whole said"] = played.group(0) if played else said.strip()[-500:]
+        # restore Ctrl-C's default, which a shell's background job starts without
+        proc = subprocess.Popen([*simulate, str(cut)], stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        while len(list((cut / "results").glob("*.parquet"))) < 3 and proc.poll() is None:
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGINT)
+        sent = time.perf_counter()
+        _, said = proc.communicate(timeout=300)
+        found["stopped s"] = time.perf_counter() - sent
+        found["interrupted exit"] = proc.returncode
+        found["interrupted said"] = said.strip().splitlines()[-2:]
+        found["kept"] = results.run_metadata(cut)["games_found"]
+        resumed = subprocess.run([*simulate, str(cut), "--resume"], capture_output=True, text=True)
+        found["resumed exit"] = resumed.returncode
+        try:
+            pd.testing.assert_frame_equal(samsim.load(whole), samsim.load(cut))
+            found["same"] = True
+        except (AssertionError, OSError, ValueError) as error:
+            found["same"] = False
+            found["differ"] = str(error)[:2000]
+    return found
+
+
+def _run_failed(run: dict) -> bool:
+    return "error" in run or not (run["same"] and run["whole exit"] == 0 and run["interrupted exit"] == 130
+                and 0 < run["kept"] < run["games"] and run["resumed exit"] == 0)
 
 
 def _fail(message: str):
@@ -122,6 +203,13 @@ def _start(args, out: Path, bench_games: int) -> list[str]:
     unknown = sorted(set(names) - set(bench.LINEUPS))
     if unknown:
         _fail(f"--jobs: no line-up {', '.join(unknown)} (one of {', '.join(bench.LINEUPS)})")
+    try:
+        caps = [int(n) for n in args.registers.split(",") if n]
+    except ValueError:
+        caps = [0]
+    if any(not 16 <= cap <= 255 for cap in caps):
+        _fail(f"--registers: caps between 16 and 255, comma-separated (not {args.registers!r})")
+    names += [CAPPED.format(cap) for cap in dict.fromkeys(caps)]
     names.sort(key=lambda n: n != "showdown pool")  # the longest compile first
     for old in [*out.glob("*.json"), *out.glob("*.log")]:
         old.unlink()
@@ -136,7 +224,8 @@ def _start(args, out: Path, bench_games: int) -> list[str]:
 
     pids = {"cpu": spawn("cpu")}
     for name in names:
-        pids[name] = spawn(name, "--games", str(args.games), "--bench-games", str(bench_games))
+        pids[name] = spawn(name, "--games", str(args.games), "--bench-games", str(bench_games),
+                           "--run-games", str(args.run_games))
     (out / "jobs.json").write_text(json.dumps(pids))
     return names
 
@@ -166,6 +255,10 @@ def main() -> int:
     parser.add_argument("--deadline", type=float, default=540.0)
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--jobs", default=None, help="some of the line-ups (comma-separated)")
+    parser.add_argument("--run-games", type=int, default=RUN_GAMES,
+                        help="games of the command line's run on the GPU (0: none)")
+    parser.add_argument("--registers", default="",
+                        help="also random's kernel under these caps on registers (comma-separated)")
     parser.add_argument("--leave", action="store_true",
                         help="leave the jobs unfinished at the deadline running (see --collect)")
     parser.add_argument("--collect", action="store_true",
@@ -180,7 +273,8 @@ def main() -> int:
         warm_cpu()
         return 0
     if args.job:
-        job(args.job, args.games, bench_games, args.out, _path(args.out, args.job))
+        job(args.job, args.games, bench_games, args.run_games, args.out,
+            _path(args.out, args.job))
         return 0
 
     if args.collect and (args.out is None or not (args.out / "jobs.json").is_file()):
@@ -238,6 +332,18 @@ def main() -> int:
             result.gpu[label] = report["bench"][label] = rates
             print(f"  {label}: {rates['kernel']:,.0f} games/s (kernel), "
                   f"{rates['with outcome']:,.0f} with the outcome copied back", flush=True)
+        if "run" in found:
+            report["run"] = run = found["run"]
+            failed |= _run_failed(run)
+            if "error" in run:
+                print(f"  samsim simulate --backend cuda: {run['error']}", flush=True)
+                continue
+            print(f"  samsim simulate --backend cuda, {run['games']:,} games in chunks of "
+                  f"{run['chunk']:,}: exit {run['whole exit']}, {run['whole s']:.1f} s from "
+                  f"start to end ({run['whole said']}); Ctrl-C after 3 chunks: "
+                  f"exit {run['interrupted exit']} {run['stopped s']:.1f} s after the signal, "
+                  f"{run['kept']:,} games kept; --resume: exit {run['resumed exit']}; "
+                  f"{'the same games' if run['same'] else 'DIFFERENT games'}", flush=True)
     if "random" in names and "random" not in report["unfinished"]:
         report["random kernel from the cache s"] = cached = _from_cache()
         print(f"random's kernel in a new process, from the cache: {cached:.1f} s", flush=True)

@@ -227,6 +227,20 @@ def test_without_a_gpu_it_is_one_line_and_exit_2(tmp_path):
         assert done.stdout == "", done.stdout
 
 
+def test_a_cap_on_registers_is_its_own_kernel():
+    """A cap (samsim.kernel.cuda.MAX_REGISTERS) changes what the assembler makes, not the games:
+    it is a kernel of its own in the cache, and the simulator, which has no registers, is given
+    none."""
+    from samsim.kernel import cuda
+
+    keys = gpu.decisions(rotation(4, ["random"]))[1]
+    key, capped = cuda._module_key(keys, None), cuda._module_key(keys, 64)
+    assert key != capped != cuda._module_key(keys, 128)
+    assert "max_registers" not in cuda.module_text(1, key, None, simulator=False)
+    assert "cache=True, max_registers=64)" in cuda.module_text(1, capped, 64, simulator=False)
+    assert "max_registers" not in cuda.module_text(1, capped, 64, simulator=True)
+
+
 PTX = Path(__file__).resolve().parents[1] / "benchmarks" / "cuda_ptx.py"
 
 
@@ -237,8 +251,8 @@ def test_slow_the_kernel_compiles_for_a_gpu_without_fused_multiply_add(tmp_path)
     multiplies (a fused multiply-add rounds once where the CPU rounds twice), and no call goes
     through an address; nvJitLink assembles it for an H200."""
     env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "0", "NUMBA_CACHE_DIR": str(tmp_path)}
-    done = subprocess.run([sys.executable, str(PTX), "random,weighted"], capture_output=True,
-                          text=True, cwd=tmp_path, env=env, timeout=900)
+    done = subprocess.run([sys.executable, str(PTX), "random,weighted", "--registers", "64"],
+                          capture_output=True, text=True, cwd=tmp_path, env=env, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
     found = re.search(r"([\d.]+) s, (\d+) PTX characters, (\d+) fma.rn.f64, (\d+) mul.f64, "
                       r"(\d+) callprototype", done.stdout)
@@ -248,3 +262,5 @@ def test_slow_the_kernel_compiles_for_a_gpu_without_fused_multiply_add(tmp_path)
     assert fused == 0 and indirect == 0
     assert re.search(r"sm_90a: \d+ registers, \d+ bytes stack, \d+ \+ \d+ bytes spilled; \d+ blocks",
                      done.stdout), done.stdout
+    capped = re.search(r"sm_90a capped at 64: (\d+) registers", done.stdout)
+    assert capped and int(capped.group(1)) <= 64, done.stdout

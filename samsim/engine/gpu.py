@@ -159,7 +159,7 @@ def play(data, st: State, ctl: Control, seats, fields=None) -> None:
 
 def _play(cuda, data, st: State, ctl: Control, seats, fields) -> None:
     functions, keys, entries = decisions(seats)
-    kernel = cuda.kernel(functions, keys)
+    kernel = cuda.kernel(functions, keys, cuda.MAX_REGISTERS)
     comp = _device(data.components)
     ctl = _device(ctl._replace(entries=entries))
     games, players = st.money.shape

@@ -52,6 +52,10 @@ BLOCK = 128
 #: How the copies of the rules are compiled: out of line (see samsim.kernel.retarget); None keeps
 #: each function's own option (the alternative benchmarks/cuda_ptx.py measures).
 INLINE = "never"
+#: numba-cuda's ``max_registers`` for the kernel: None lets the assembler choose (random's kernel:
+#: 180 per thread, 2 blocks per multiprocessor); a cap lets more blocks in at the price of spills
+#: (``benchmarks/gpu_check.py --registers`` measures caps on a device). Part of the kernel's key.
+MAX_REGISTERS: int | None = None
 #: Numba's CUDA simulator (NUMBA_ENABLE_CUDASIM=1) runs kernels as Python threads on the CPU, the
 #: functions they call compiled for the CPU: what CI proves the GPU path with.
 SIMULATOR = bool(cuda_config.ENABLE_CUDASIM)
@@ -83,7 +87,7 @@ def games(comp, st, ctl):
         play_game_nb(comp, st, ctl, np.int64(i))
 
 
-games = cuda.jit(SIGNATURE, cache=True)(games)
+games = cuda.jit(SIGNATURE, cache=True{options})(games)
 '''
 
 #: key -> the decision functions a generated kernel module switches over.
@@ -131,22 +135,31 @@ def _no_fused_multiply_add():
         nvvm.compile_ir = compile_ir
 
 
-def _module_key(keys: tuple[str, ...]) -> str:
-    return hashlib.sha256("\0".join((source_key(), *keys)).encode()).hexdigest()[:16]
+def _module_key(keys: tuple[str, ...], registers: int | None) -> str:
+    capped = () if registers is None else (f"max_registers={registers}",)
+    return hashlib.sha256("\0".join((source_key(), *keys, *capped)).encode()).hexdigest()[:16]
+
+
+def module_text(count: int, key: str, registers: int | None, simulator: bool = SIMULATOR) -> str:
+    """The generated kernel module's source: a switch over ``count`` decision functions. The
+    simulator takes no cap on registers (it has none)."""
+    names = [f"decide_{k}" for k in range(count)]
+    cases = "\n".join(f"    {'if' if k == 0 else 'elif'} k == {k}:\n"
+                      f"        {name}(comp, view, params, rng, out)" for k, name in enumerate(names))
+    options = "" if registers is None or simulator else f", max_registers={int(registers)}"
+    return _TEMPLATE.format(count=count, key=key, cases=cases, options=options,
+                            unpack=", ".join(names) + ("," if count == 1 else ""))
 
 
 @functools.cache
-def kernel(functions: tuple, keys: tuple[str, ...]):
+def kernel(functions: tuple, keys: tuple[str, ...], registers: int | None = None):
     """The compiled kernel switching over ``functions`` (decision functions, by index), whose
-    source identities are ``keys`` (``samsim.kernel.abi.key``): compiled once per process, and
-    loaded from the cache where an earlier process compiled the same."""
-    key = _module_key(keys)
+    source identities are ``keys`` (``samsim.kernel.abi.key``), at most ``registers`` per thread
+    (None: the assembler's choice): compiled once per process, and loaded from the cache where an
+    earlier process compiled the same."""
+    key = _module_key(keys, registers)
     _DECISIONS[key] = functions
-    names = [f"decide_{k}" for k in range(len(functions))]
-    cases = "\n".join(f"    {'if' if k == 0 else 'elif'} k == {k}:\n"
-                      f"        {name}(comp, view, params, rng, out)" for k, name in enumerate(names))
-    text = _TEMPLATE.format(count=len(functions), key=key, cases=cases,
-                            unpack=", ".join(names) + ("," if len(names) == 1 else ""))
+    text = module_text(len(functions), key, registers)
     path = CACHE_DIR / "cuda" / f"kernel_{key}.py"
     if not path.is_file() or path.read_text() != text:
         path.parent.mkdir(parents=True, exist_ok=True)
