@@ -227,6 +227,28 @@ def test_without_a_gpu_it_is_one_line_and_exit_2(tmp_path):
         assert done.stdout == "", done.stdout
 
 
+def test_a_field_without_rows_keeps_none_on_a_device():
+    """numba-cuda's own device arrays (which the simulator does not use: run without it, no
+    device needed) of the events log a run does not keep, shape (0, 0, 7), sliced to a launch's
+    games: numba-cuda makes them (n, 0, 7), which the kernel read as a kept log (an H200 failed on
+    it). ``gpu._rows`` leaves such a field whole and cuts a field with rows to the launch."""
+    code = textwrap.dedent("""
+        from numba.cuda.api_util import prepare_shape_strides_dtype
+        from numba.cuda.cudadrv import dummyarray
+        from samsim.engine import gpu
+
+        def device(shape):  # as cuda.device_array(shape, np.int64) lays it out
+            shape, strides, dtype = prepare_shape_strides_dtype(shape, None, "i8", "C")
+            return dummyarray.Array.from_desc(0, shape, strides, dtype.itemsize)
+
+        print([gpu._rows(device(s), 128).shape for s in ((0, 0, 7), (0, 4, 12, 9), (4096, 4))])
+        """)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env={**os.environ, "NUMBA_ENABLE_CUDASIM": "0"}, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.split("\n")[-2] == "[(0, 0, 7), (0, 4, 12, 9), (128, 4)]", done.stdout
+
+
 def test_a_cap_on_registers_is_its_own_kernel():
     """A cap (samsim.kernel.cuda.MAX_REGISTERS) changes what the assembler makes, not the games:
     it is a kernel of its own in the cache, and the simulator, which has no registers, is given

@@ -140,6 +140,14 @@ def _buffers(comp, data_key: str, players: int, log: bool, record: bool) -> _Buf
     return _BUFFERS[key]
 
 
+def _rows(field, n: int):
+    """A device field's first ``n`` rows. A field kept only when logging or recording has none,
+    and stays so: numba-cuda slices a device array of shape (0, 0, 7) to (n, 0, 7) (its first
+    stride is 0), and the kernel would count every event into a log it does not keep (seen on
+    an H200; the simulator's arrays are numpy's)."""
+    return field[:n] if field.shape[0] else field
+
+
 def play(data, st: State, ctl: Control, seats, fields=None) -> None:
     """Play the games of ``st``'s rows (ids ``ctl.game0`` on) on the GPU, then copy ``fields``
     of the state (all, by default) into ``st``."""
@@ -168,7 +176,7 @@ def _play(cuda, data, st: State, ctl: Control, seats, fields) -> None:
     names = State._fields if fields is None else tuple(fields)
     for first in range(0, games, buffers.capacity):
         n = min(buffers.capacity, games - first)
-        dev = State(*(a[:n] for a in buffers.state))
+        dev = State(*(_rows(a, n) for a in buffers.state))
         cuda.launch(kernel, _in_kernel(comp), _in_kernel(dev),
                     _in_kernel(ctl._replace(game0=ctl.game0 + first)), n)
         for name in names:
