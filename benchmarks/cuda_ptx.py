@@ -4,8 +4,9 @@
 
 Uses the real compiler (NVVM, from the CUDA wheels of ``samsim[cuda]``) for compute capability
 9.0; only loading the kernel needs the device, so the script stops after NVVM. Prints one line:
-seconds, PTX characters, fused multiply-adds (``fma.rn.f64``), double multiplies, and calls
-through an address (``callprototype``); a second line: what the PTX assembles to for an H200
+seconds (and those in NVVM: the rest is Numba's typing and lowering), PTX characters, fused
+multiply-adds (``fma.rn.f64``), double multiplies, and calls through an address
+(``callprototype``); a second line: what the PTX assembles to for an H200
 (``sm_90a``, by nvJitLink, which needs no device either): registers per thread, stack and spills,
 and so how many of the kernel's 128-thread blocks one multiprocessor holds at once (registers are
 the bound: each game is one thread's state, read from device memory). ``--inline keep``
@@ -52,13 +53,15 @@ def main() -> int:
     from samsim.engine.designs import pool_design
     from samsim.kernel import cuda
 
-    ptx = []
+    ptx, in_nvvm = [], []
     compile_ir = nvvm.compile_ir
 
     def keep(*a, **options):
         if args.fma:
             options.pop("fma", None)
+        start = time.perf_counter()
         ptx.append(compile_ir(*a, **options))
+        in_nvvm.append(time.perf_counter() - start)
         return ptx[-1]
 
     nvvm.compile_ir = keep
@@ -75,7 +78,7 @@ def main() -> int:
     took = time.perf_counter() - start
     modules = [(p if isinstance(p, bytes) else p.encode()).rstrip(b"\0") for p in ptx]
     text = b"".join(modules).decode(errors="replace")
-    print(f"{took:.1f} s, {len(text)} PTX characters, "
+    print(f"{took:.1f} s ({sum(in_nvvm):.1f} s in NVVM), {len(text)} PTX characters, "
           f"{len(re.findall(r'fma[.]rn[.]f64', text))} fma.rn.f64, "
           f"{len(re.findall(r'mul(?:[.]rn)?[.]f64', text))} mul.f64, "
           f"{len(re.findall(r'callprototype', text))} callprototype")
@@ -106,7 +109,8 @@ def assembled(ptx: bytes, cap: int | None = None) -> str:
     per_warp = -(-registers * 32 // 256) * 256
     warps = min(64, 65536 // per_warp) // (BLOCK // 32) * (BLOCK // 32)
     capped = f" capped at {cap}" if cap else ""
-    return (f"sm_90a{capped}: {registers} registers, {stack} bytes stack, {spill_stores} + {spill_loads} "
+    return (f"sm_90a{capped}: {registers} registers, {stack} bytes stack, "
+            f"{spill_stores} + {spill_loads} "
             f"bytes spilled; {warps // (BLOCK // 32)} blocks of {BLOCK} threads per "
             f"multiprocessor ({warps * 32} games, {warps / 64:.1%} occupancy)")
 

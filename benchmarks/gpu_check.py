@@ -182,8 +182,9 @@ def command_line(games: int) -> dict:
 
 
 def _run_failed(run: dict) -> bool:
-    return "error" in run or not (run["same"] and run["whole exit"] == 0 and run["interrupted exit"] == 130
-                and 0 < run["kept"] < run["games"] and run["resumed exit"] == 0)
+    return "error" in run or not (run["same"] and run["whole exit"] == 0
+                                  and run["interrupted exit"] == 130
+                                  and 0 < run["kept"] < run["games"] and run["resumed exit"] == 0)
 
 
 def _fail(message: str):
@@ -306,6 +307,7 @@ def main() -> int:
     while time.perf_counter() - began < args.deadline and \
             any(alive(pids[n]) and not finished(n) for n in names):
         time.sleep(1)
+    running = {n for n in names if alive(pids[n])}
     if not args.leave:
         for pid in pids.values():
             with contextlib.suppress(OSError):
@@ -319,9 +321,16 @@ def main() -> int:
             report["unfinished"].append(name)
             failed = True
         compiled = (f"kernel compiled in {found['compile_s']:.0f} s" if "compile_s" in found
-                    else "kernel not compiled")
-        unfinished = "" if found.get("done") else \
-            f" (UNFINISHED{': still running' if args.leave and alive(pids[name]) else ''})"
+                    else "no kernel yet")
+        if found.get("done"):
+            unfinished = ""
+        elif name in running:
+            unfinished = f" (UNFINISHED: {'still running' if args.leave else 'killed'})"
+        else:  # it stopped by itself: its log's last line says why
+            said = [line for line in _path(out, name).with_suffix(".log").read_text().splitlines()
+                    if line.strip() and "Warning" not in line]
+            report.setdefault("failed", {})[name] = why = said[-1] if said else "no output"
+            unfinished = f" (FAILED: {why}; the whole of it in {_path(out, name).stem}.log)"
         print(f"{name}: {compiled}{unfinished}", flush=True)
         for n, check in found.get("identical", {}).items():
             report["identical"][f"{name}, {n} players"] = check

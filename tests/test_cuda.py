@@ -276,10 +276,11 @@ def test_slow_the_kernel_compiles_for_a_gpu_without_fused_multiply_add(tmp_path)
     done = subprocess.run([sys.executable, str(PTX), "random,weighted", "--registers", "64"],
                           capture_output=True, text=True, cwd=tmp_path, env=env, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
-    found = re.search(r"([\d.]+) s, (\d+) PTX characters, (\d+) fma.rn.f64, (\d+) mul.f64, "
-                      r"(\d+) callprototype", done.stdout)
+    found = re.search(r"([\d.]+) s \(([\d.]+) s in NVVM\), (\d+) PTX characters, "
+                      r"(\d+) fma.rn.f64, (\d+) mul.f64, (\d+) callprototype", done.stdout)
     assert found, done.stdout
-    size, fused, multiplies, indirect = map(int, found.groups()[1:])
+    size, fused, multiplies, indirect = map(int, found.groups()[2:])
+    assert 0 < float(found.group(2)) < float(found.group(1))
     assert size > 100_000 and multiplies > 0
     assert fused == 0 and indirect == 0
     assert re.search(r"sm_90a: \d+ registers, \d+ bytes stack, \d+ \+ \d+ bytes spilled; \d+ blocks",
