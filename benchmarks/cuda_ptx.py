@@ -6,15 +6,16 @@ Uses the real compiler (NVVM, from the CUDA wheels of ``samsim[cuda]``) for comp
 9.0; only loading the kernel needs the device, so the script stops after NVVM. Prints one line:
 seconds (and those in NVVM: the rest is Numba's typing and lowering), PTX characters, fused
 multiply-adds (``fma.rn.f64``), double multiplies, and calls through an address
-(``callprototype``); a second line: what the PTX assembles to for an H200
-(``sm_90a``, by nvJitLink, which needs no device either): registers per thread, stack and spills,
-and so how many of the kernel's 128-thread blocks one multiprocessor holds at once (registers are
-the bound: each game is one thread's state, read from device memory). ``--inline keep``
-compiles the copies of the rules with their own ``inline="always"`` (the design's measured
-alternative), ``--fma`` with NVVM's default contraction (what samsim turns off), ``--ptx FILE``
-keeps the PTX, ``--registers N,M`` adds a line per cap on registers (numba-cuda's
-``max_registers``: what a cap costs in spills, and the blocks it lets in). The tests run it
-(tests/test_cuda.py); the README's compile times come from it.
+(``callprototype``); a second line: what the PTX assembles to for an H200 (``sm_90a``, by
+nvJitLink, which needs no device either; a device's first launch does the same): registers per
+thread, stack and spills, and so how many of the kernel's 128-thread blocks one multiprocessor
+holds at once (registers are the bound: each game is one thread's state, read from device
+memory), and the seconds it took. ``--inline keep`` compiles the copies of the rules with their
+own ``inline="always"`` (the design's measured alternative), ``--fma`` with NVVM's default
+contraction (what samsim turns off), ``--ptx FILE`` keeps the PTX, ``--registers N,M`` adds a
+line per cap on registers (numba-cuda's ``max_registers``: what a cap costs in spills, and the
+blocks it lets in). The tests run it (tests/test_cuda.py); the README's compile times come from
+it.
 Run it in a fresh cache (NUMBA_CACHE_DIR) with NUMBA_ENABLE_CUDASIM=0.
 """
 
@@ -99,7 +100,9 @@ def assembled(ptx: bytes, cap: int | None = None) -> str:
 
     options = LinkerOptions(arch="sm_90a", verbose=True, max_register_count=cap)
     linker = Linker(ObjectCode.from_ptx(ptx), options=options)
+    start = time.perf_counter()
     linker.link("cubin")
+    took = time.perf_counter() - start
     log = linker.get_info_log()
     registers = int(re.search(r"[Uu]sed (\d+) registers", log).group(1))
     stack, spill_stores, spill_loads = map(int, re.search(
@@ -110,9 +113,9 @@ def assembled(ptx: bytes, cap: int | None = None) -> str:
     warps = min(64, 65536 // per_warp) // (BLOCK // 32) * (BLOCK // 32)
     capped = f" capped at {cap}" if cap else ""
     return (f"sm_90a{capped}: {registers} registers, {stack} bytes stack, "
-            f"{spill_stores} + {spill_loads} "
-            f"bytes spilled; {warps // (BLOCK // 32)} blocks of {BLOCK} threads per "
-            f"multiprocessor ({warps * 32} games, {warps / 64:.1%} occupancy)")
+            f"{spill_stores} + {spill_loads} bytes spilled; {warps // (BLOCK // 32)} blocks of "
+            f"{BLOCK} threads per multiprocessor ({warps * 32} games, {warps / 64:.1%} "
+            f"occupancy); assembled in {took:.0f} s")
 
 
 if __name__ == "__main__":
