@@ -485,6 +485,7 @@ BAD_INPUTS = {
                                                                 "variants = [\"no.toml\"]\n")],
     "balance_players": lambda t: ["balance", "--players", "3,7"],
     "balance_players_text": lambda t: ["balance", "--players", "three"],
+    "balance_players_twice": lambda t: ["balance", "--players", "3,4,3"],
     "balance_games_zero": lambda t: ["balance", "--games", 0],
     "balance_strategy": lambda t: ["balance", "--strategy", "nosuch"],
     "balance_pool": lambda t: ["balance", "--pool", "greedy,,saver"],

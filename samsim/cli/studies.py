@@ -438,13 +438,15 @@ def _confirm(result, games, reference, data, threads, players):
 
 def _player_counts(text: str, data, option: str) -> list[int]:
     try:
-        counts = sorted({int(x) for x in text.split(",") if x.strip()})
+        counts = [int(x) for x in text.split(",") if x.strip()]
     except ValueError:
         counts = []
     if not counts or any(not data.min_players <= n <= data.max_players for n in counts):
         raise ValueError(f"{option}: give player counts {data.min_players}..{data.max_players}, "
                          f"comma-separated, e.g. 3,4,5,6")
-    return counts
+    if len(set(counts)) < len(counts):
+        raise ValueError(f"{option}: each player count once ({text!r} names one twice)")
+    return sorted(counts)
 
 
 @app.command(epilog="Example: samsim report results/run1 --out results/run1/report")
