@@ -62,10 +62,8 @@ CAPPED = "random, at most {} registers"
 
 def _lineup(name: str) -> tuple[str, int | None]:
     """A job's line-up and cap on registers (None: the assembler's choice)."""
-    for cap in name.split():
-        if name == CAPPED.format(cap):
-            return "random", int(cap)
-    return name, None
+    capped = re.fullmatch(CAPPED.format(r"(\d+)"), name)
+    return ("random", int(capped.group(1))) if capped else (name, None)
 
 
 def _lock(path: Path):
