@@ -54,8 +54,9 @@ import pandas as pd
 #: Identity checks seat these beside a bench line-up's strategies: tuned decides with weighted's
 #: functions (one kernel), so the pool's games also check its parameters.
 BESIDE = {"showdown pool": ("tuned",)}
-#: The command line's run on the GPU (step 4, ``--run-games``), in 16 chunks (Parquet files).
-RUN_GAMES, RUN_CHUNKS = 1 << 22, 16
+#: The command line's run on the GPU (step 4, ``--run-games``), in 16 chunks (Parquet files),
+#: the interrupted copy stopped once 3 are written.
+RUN_GAMES, RUN_CHUNKS, RUN_CUT = 1 << 22, 16, 3
 #: A job of random's kernel under a cap on registers is named this (``--registers``).
 CAPPED = "random, at most {} registers"
 
@@ -161,7 +162,7 @@ def command_line(games: int) -> dict:
         proc = subprocess.Popen([*simulate, str(cut)], stdin=subprocess.DEVNULL,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                 preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-        while len(list((cut / "results").glob("*.parquet"))) < 3 and proc.poll() is None:
+        while len(list((cut / "results").glob("*.parquet"))) < RUN_CUT and proc.poll() is None:
             time.sleep(0.02)
         proc.send_signal(signal.SIGINT)
         sent = time.perf_counter()
@@ -344,15 +345,13 @@ def main() -> int:
         if "run" in found:
             report["run"] = run = found["run"]
             failed |= _run_failed(run)
-            if "error" in run:
-                print(f"  samsim simulate --backend cuda: {run['error']}", flush=True)
-                continue
-            print(f"  samsim simulate --backend cuda, {run['games']:,} games in chunks of "
-                  f"{run['chunk']:,}: exit {run['whole exit']}, {run['whole s']:.1f} s from "
-                  f"start to end ({run['whole said']}); Ctrl-C after 3 chunks: "
-                  f"exit {run['interrupted exit']} {run['stopped s']:.1f} s after the signal, "
+            print("  samsim simulate --backend cuda" + (f": {run['error']}" if "error" in run else
+                  f", {run['games']:,} games in chunks of {run['chunk']:,}: exit "
+                  f"{run['whole exit']}, {run['whole s']:.1f} s from start to end "
+                  f"({run['whole said']}); Ctrl-C after {RUN_CUT} chunks: exit "
+                  f"{run['interrupted exit']} {run['stopped s']:.1f} s after the signal, "
                   f"{run['kept']:,} games kept; --resume: exit {run['resumed exit']}; "
-                  f"{'the same games' if run['same'] else 'DIFFERENT games'}", flush=True)
+                  f"{'the same games' if run['same'] else 'DIFFERENT games'}"), flush=True)
     if "random" in names and "random" not in report["unfinished"]:
         report["random kernel from the cache s"] = cached = _from_cache()
         print(f"random's kernel in a new process, from the cache: {cached:.1f} s", flush=True)

@@ -254,16 +254,15 @@ def batches(ranges, players: int, seed: int, data: GameData, seats, chunk_size: 
     if not ranges:
         return
     most = min(chunk_size, max(b - a for a, b in ranges))
-    need = most * row_bytes(data.components, players, log, record)
+    need, have = most * row_bytes(data.components, players, log, record), physical_memory()
     try:
-        if need > physical_memory() // 2:  # an overcommitting system would kill, not refuse
+        if need > have // 2:  # an overcommitting system would kill, not refuse
             raise MemoryError
         rows = allocate(data.components, most, players, log=log, record=record)
     except MemoryError:
         raise ValueError(f"a chunk of {most:,} games needs {need / 2**20:,.0f} MiB of memory, "
-                         f"more than this machine gives (half of its "
-                         f"{physical_memory() / 2**30:,.0f} GiB at most): use smaller chunks "
-                         f"(--chunk-size)") from None
+                         f"more than this machine gives (half of its {have / 2**30:,.0f} GiB at "
+                         f"most): use smaller chunks (--chunk-size)") from None
     if active_backend() == "cpu":
         _compile(data, seats)  # before any unit is timed
     kept = OUTCOME + ("record",) * record + ("events", "n_events") * log
