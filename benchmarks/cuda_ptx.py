@@ -34,7 +34,8 @@ def main() -> int:
     parser.add_argument("--inline", choices=("never", "keep"), default="never")
     parser.add_argument("--fma", action="store_true", help="leave NVVM's contraction on")
     parser.add_argument("--ptx", type=Path, help="write the PTX to this file")
-    parser.add_argument("--registers", default="", help="caps to assemble it with too (N,M)")
+    parser.add_argument("--registers", type=caps, default=[],
+                        help="caps to assemble it with too (N,M)")
     args = parser.parse_args()
 
     import numba.cuda.codegen as codegen
@@ -86,9 +87,20 @@ def main() -> int:
     if args.ptx:
         args.ptx.write_text(text)
     entry = next(m for m in modules if b".entry" in m)
-    for cap in [None, *(int(n) for n in args.registers.split(",") if n)]:
+    for cap in [None, *args.registers]:
         print(assembled(entry, cap))
     return 0
+
+
+def caps(text: str) -> list[int]:
+    """``--registers``: caps a thread may have, 16 to 255 (an H200's most)."""
+    try:
+        caps = [int(n) for n in text.split(",") if n]
+    except ValueError:
+        caps = [0]
+    if any(not 16 <= cap <= 255 for cap in caps):
+        raise argparse.ArgumentTypeError(f"caps between 16 and 255, comma-separated, not {text!r}")
+    return caps
 
 
 def assembled(ptx: bytes, cap: int | None = None) -> str:

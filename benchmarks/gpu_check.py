@@ -50,6 +50,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from cuda_ptx import caps  # beside this script
 
 #: Identity checks seat these beside a bench line-up's strategies: tuned decides with weighted's
 #: functions (one kernel), so the pool's games also check its parameters.
@@ -205,13 +206,7 @@ def _start(args, out: Path, bench_games: int) -> list[str]:
     unknown = sorted(set(names) - set(bench.LINEUPS))
     if unknown:
         _fail(f"--jobs: no line-up {', '.join(unknown)} (one of {', '.join(bench.LINEUPS)})")
-    try:
-        caps = [int(n) for n in args.registers.split(",") if n]
-    except ValueError:
-        caps = [0]
-    if any(not 16 <= cap <= 255 for cap in caps):
-        _fail(f"--registers: caps between 16 and 255, comma-separated (not {args.registers!r})")
-    names += [CAPPED.format(cap) for cap in dict.fromkeys(caps)]
+    names += [CAPPED.format(cap) for cap in dict.fromkeys(args.registers)]
     names.sort(key=lambda n: n != "showdown pool")  # the longest compile first
     for old in [*out.glob("*.json"), *out.glob("*.log")]:
         old.unlink()
@@ -259,7 +254,7 @@ def main() -> int:
     parser.add_argument("--jobs", default=None, help="some of the line-ups (comma-separated)")
     parser.add_argument("--run-games", type=int, default=RUN_GAMES,
                         help="games of the command line's run on the GPU (0: none)")
-    parser.add_argument("--registers", default="",
+    parser.add_argument("--registers", type=caps, default=[],
                         help="also random's kernel under these caps on registers (comma-separated)")
     parser.add_argument("--leave", action="store_true",
                         help="leave the jobs unfinished at the deadline running (see --collect)")
