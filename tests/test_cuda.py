@@ -272,11 +272,12 @@ def test_a_cap_on_registers_is_its_own_kernel():
     from samsim.kernel import cuda
 
     keys = gpu.decisions(rotation(4, ["random"]))[1]
+    counts = tuple(map(len, keys))
     key, capped = cuda._module_key(keys, None), cuda._module_key(keys, 64)
     assert key != capped != cuda._module_key(keys, 128)
-    assert "max_registers" not in cuda.module_text(1, key, None, simulator=False)
-    assert "cache=True, max_registers=64)" in cuda.module_text(1, capped, 64, simulator=False)
-    assert "max_registers" not in cuda.module_text(1, capped, 64, simulator=True)
+    assert "max_registers" not in cuda.module_text(counts, key, None, simulator=False)
+    assert "cache=True, max_registers=64)" in cuda.module_text(counts, capped, 64, simulator=False)
+    assert "max_registers" not in cuda.module_text(counts, capped, 64, simulator=True)
 
 
 PTX = Path(__file__).resolve().parents[1] / "benchmarks" / "cuda_ptx.py"

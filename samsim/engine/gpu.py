@@ -60,26 +60,29 @@ def check() -> str:
     return f"{name} (compute capability {'.'.join(map(str, device.compute_capability))})"
 
 
-def decisions(seats) -> tuple[tuple, tuple[str, ...], np.ndarray]:
-    """The line-up's distinct decision functions (ordered by their source identities, so that
-    every line-up of the same strategies shares one kernel), those identities, and
-    ``Control.entries`` for the GPU: each seated strategy's index of its function for each
-    stage."""
+def decisions(seats) -> tuple[tuple[tuple, ...], tuple[tuple[str, ...], ...], np.ndarray]:
+    """For each stage, the line-up's distinct decision functions (ordered by their source
+    identities, so that every line-up of the same strategies shares one kernel) and those
+    identities; and ``Control.entries`` for the GPU: each seated strategy's index of its
+    function among its stage's. Kept apart by stage, each site of a decision switches over its
+    own stage's functions alone (``samsim.kernel.cuda``)."""
     from samsim.kernel import abi
 
-    found, stages = {}, []
+    found = [{} for _ in STAGES]
+    rows = []
     for member in seats.members:
         row = []
-        for stage in STAGES:
+        for s, stage in enumerate(STAGES):
             fn = member.info.function(stage)
             key = abi.key(fn, member.info.stage_sources(stage))
-            found[key] = fn
+            found[s][key] = fn
             row.append(key)
-        stages.append(row)
-    keys = tuple(sorted(found))
-    index = {key: k for k, key in enumerate(keys)}
-    entries = np.array([[index[key] for key in row] for row in stages], np.int64)
-    return tuple(found[key] for key in keys), keys, entries
+        rows.append(row)
+    keys = tuple(tuple(sorted(stage)) for stage in found)
+    index = [{key: k for k, key in enumerate(stage)} for stage in keys]
+    entries = np.array([[index[s][key] for s, key in enumerate(row)] for row in rows], np.int64)
+    functions = tuple(tuple(found[s][key] for key in stage) for s, stage in enumerate(keys))
+    return functions, keys, entries
 
 
 def _device(value):

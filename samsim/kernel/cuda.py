@@ -42,6 +42,7 @@ from numba.cuda.core import config as cuda_config  # noqa: E402
 
 from samsim import components  # noqa: E402
 from samsim.kernel import dispatch  # noqa: E402
+from samsim.kernel.contract import STAGES  # noqa: E402
 from samsim.kernel.game import play_game_nb  # noqa: E402
 from samsim.kernel.jit import CACHE_DIR, compiling, source_key  # noqa: E402
 from samsim.kernel.retarget import retarget  # noqa: E402
@@ -72,7 +73,9 @@ from samsim.kernel.cuda import SIGNATURE, decisions, with_switch
 
 @njit(_nrt=False, error_model="numpy")
 def strategy_nb(comp, st, ctl, g, p, stage):
-    """The seat's decision function for the stage: Control.entries holds its index here."""
+    """The seat's decision function for the stage: Control.entries holds its index among the
+    stage's functions. Every site of a decision passes its stage as a constant, so a site
+    compiles in its own stage's functions alone."""
     view, params, rng, out = strategy_args_nb(st, ctl, g, p)
     k = ctl.entries[ctl.seat_strategy[seating_nb(ctl, g), p], stage]
 {cases}
@@ -135,31 +138,39 @@ def _no_fused_multiply_add():
         nvvm.compile_ir = compile_ir
 
 
-def _module_key(keys: tuple[str, ...], registers: int | None) -> str:
+def _module_key(keys: tuple[tuple[str, ...], ...], registers: int | None) -> str:
     capped = () if registers is None else (f"max_registers={registers}",)
-    return hashlib.sha256("\0".join((source_key(), *keys, *capped)).encode()).hexdigest()[:16]
+    stages = tuple("\1".join(stage) for stage in keys)
+    return hashlib.sha256("\0".join((source_key(), *stages, *capped)).encode()).hexdigest()[:16]
 
 
-def module_text(count: int, key: str, registers: int | None, simulator: bool = SIMULATOR) -> str:
-    """The generated kernel module's source: a switch over ``count`` decision functions. The
-    simulator takes no cap on registers (it has none)."""
-    names = [f"decide_{k}" for k in range(count)]
-    cases = "\n".join(f"    {'if' if k == 0 else 'elif'} k == {k}:\n"
-                      f"        {name}(comp, view, params, rng, out)" for k, name in enumerate(names))
+def module_text(counts: tuple[int, ...], key: str, registers: int | None,
+                simulator: bool = SIMULATOR) -> str:
+    """The generated kernel module's source: for each stage (STAGES order), a switch over its
+    ``counts[stage]`` decision functions. The simulator takes no cap on registers (it has
+    none)."""
+    names = [[f"{STAGES[s]}_{k}" for k in range(count)] for s, count in enumerate(counts)]
+    cases = []
+    for s, stage in enumerate(names):
+        cases.append(f"    {'if' if s == 0 else 'elif'} stage == {s}:")
+        cases += [f"        {'if' if k == 0 else 'elif'} k == {k}:\n"
+                  f"            {name}(comp, view, params, rng, out)" for k, name in enumerate(stage)]
     options = "" if registers is None or simulator else f", max_registers={int(registers)}"
-    return _TEMPLATE.format(count=count, key=key, cases=cases, options=options,
-                            unpack=", ".join(names) + ("," if count == 1 else ""))
+    flat = [name for stage in names for name in stage]
+    return _TEMPLATE.format(count=len(flat), key=key, cases="\n".join(cases), options=options,
+                            unpack=", ".join(flat) + ("," if len(flat) == 1 else ""))
 
 
 @functools.cache
-def kernel(functions: tuple, keys: tuple[str, ...], registers: int | None = None):
-    """The compiled kernel switching over ``functions`` (decision functions, by index), whose
-    source identities are ``keys`` (``samsim.kernel.abi.key``), at most ``registers`` per thread
-    (None: the assembler's choice): compiled once per process, and loaded from the cache where an
-    earlier process compiled the same."""
+def kernel(functions: tuple[tuple, ...], keys: tuple[tuple[str, ...], ...],
+           registers: int | None = None):
+    """The compiled kernel switching, for each stage, over ``functions[stage]`` (decision
+    functions, by index), whose source identities are ``keys[stage]`` (``samsim.kernel.abi.key``),
+    at most ``registers`` per thread (None: the assembler's choice): compiled once per process,
+    and loaded from the cache where an earlier process compiled the same."""
     key = _module_key(keys, registers)
-    _DECISIONS[key] = functions
-    text = module_text(len(functions), key, registers)
+    _DECISIONS[key] = tuple(fn for stage in functions for fn in stage)
+    text = module_text(tuple(map(len, functions)), key, registers)
     path = CACHE_DIR / "cuda" / f"kernel_{key}.py"
     if not path.is_file() or path.read_text() != text:
         path.parent.mkdir(parents=True, exist_ok=True)
