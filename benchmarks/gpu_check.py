@@ -7,9 +7,9 @@
 One job per line-up of ``samsim bench`` (random, greedy, undercut, lookahead, the showdown pool
 with tuned beside it: together every library strategy), each in its own process, all at once:
 
-1. compile the line-up's GPU kernel (minutes on one core; the pool's nine about 11 minutes on
-   the 2-core VM, 450 s to PTX and 201 s to assemble, and more than the 755 s a lent H200
-   machine's lease left it: there, ``--jobs random,greedy,undercut,lookahead``), while one more
+1. compile the line-up's GPU kernel (minutes on one core; the pool's nine 2 min 20 s on the
+   2-core VM since the switch goes stage by stage, 9.5 minutes before, which took more than the
+   755 s a lent H200 machine's lease left it), while one more
    process compiles the CPU engine and the library for all of them; in parallel the check fits
    the device's ten-minute command, in turn it would not;
 2. ``--games`` games at each of 3, 4, 5 and 6 players on the GPU and on the CPU, every field of
