@@ -76,6 +76,23 @@ def test_the_library_is_all_there_and_shares_a_function():
     assert tuned.function("card") is weighted.function("card")
 
 
+def test_each_stage_switches_over_its_own_functions_alone():
+    """The kernel's switch goes stage by stage: every seated strategy's index at a stage names
+    its own function for that stage among that stage's, and a function shared by two strategies
+    (tuned's and weighted's) is there once."""
+    from samsim.kernel.contract import STAGES
+
+    seats = rotation(4, LIBRARY)
+    functions, keys, entries = gpu.decisions(seats)
+    assert tuple(map(len, functions)) == tuple(map(len, keys))
+    for m, member in enumerate(seats.members):
+        for s, stage in enumerate(STAGES):
+            assert functions[s][entries[m, s]] is member.info.function(stage)
+    for s, stage in enumerate(STAGES):
+        assert len(set(functions[s])) == len(functions[s]) == len(set(keys[s]))
+        assert set(functions[s]) == {m.info.function(stage) for m in seats.members}
+
+
 @pytest.mark.parametrize("players", [3, 4, 5, 6])
 def test_every_field_of_every_game_is_the_cpus(played, players):
     cpu, on_gpu = played[players]
