@@ -1,6 +1,6 @@
 """Compile a line-up's GPU kernel for an H200 on a machine without a GPU, and describe its PTX.
 
-    python benchmarks/cuda_ptx.py random,weighted [--inline keep] [--fma]
+    python benchmarks/cuda_ptx.py random,weighted [--inline keep] [--fma] [--memory global]
 
 Uses the real compiler (NVVM, from the CUDA wheels of ``samsim[cuda]``) for compute capability
 9.0; only loading the kernel needs the device, so the script stops after NVVM. Prints one line:
@@ -9,13 +9,14 @@ multiply-adds (``fma.rn.f64``), double multiplies, and calls through an address
 (``callprototype``); a second line: what the PTX assembles to for an H200 (``sm_90a``, by
 nvJitLink, which needs no device either; a device's first launch does the same): registers per
 thread, stack and spills, and so how many of the kernel's 128-thread blocks one multiprocessor
-holds at once (registers are the bound: each game is one thread's state, read from device
-memory), and the seconds it took. ``--inline keep`` compiles the copies of the rules with their
+holds at once (registers are the bound: the stack, a local copy of each game, is not), and the
+seconds it took. ``--inline keep`` compiles the copies of the rules with their
 own ``inline="always"`` (the design's measured alternative), ``--fma`` with NVVM's default
 contraction (what samsim turns off), ``--ptx FILE`` keeps the PTX, ``--registers N,M`` adds a
 line per cap on registers (numba-cuda's ``max_registers``: what a cap costs in spills, and the
-blocks it lets in). The tests run it (tests/test_cuda.py); the README's compile times come from
-it.
+blocks it lets in), ``--memory global`` the kernel that plays each game in its rows of device
+memory instead of a local copy (``samsim.kernel.cuda.STATE_MEMORY``). The tests run it
+(tests/test_cuda.py); the README's compile times come from it.
 Run it in a fresh cache (NUMBA_CACHE_DIR) with NUMBA_ENABLE_CUDASIM=0.
 """
 
@@ -36,6 +37,8 @@ def main() -> int:
     parser.add_argument("--ptx", type=Path, help="write the PTX to this file")
     parser.add_argument("--registers", type=caps, default=[],
                         help="caps to assemble it with too (N,M)")
+    parser.add_argument("--memory", choices=("local", "global"), default="local",
+                        help="where a thread keeps its game (samsim.kernel.cuda.STATE_MEMORY)")
     args = parser.parse_args()
 
     import numba.cuda.codegen as codegen
@@ -51,6 +54,7 @@ def main() -> int:
 
     from numba.cuda.cudadrv import nvvm
 
+    from samsim import components
     from samsim.engine import gpu
     from samsim.engine.designs import pool_design
     from samsim.kernel import cuda
@@ -72,7 +76,8 @@ def main() -> int:
     seats = pool_design(4, args.strategies.split(","))
     start = time.perf_counter()
     try:
-        cuda.kernel(*gpu.decisions(seats)[:2])
+        local = cuda.local_rows(components.load().components) if args.memory == "local" else ()
+        cuda.kernel(*gpu.decisions(seats)[:2], None, local)
     except Exception as error:  # noqa: BLE001  (loading needs the device; NVVM has compiled it all)
         if not ptx:
             raise

@@ -2,10 +2,12 @@
 
     python benchmarks/gpu_check.py [--games 4096] [--bench-games 4194304] [--deadline 540]
                                    [--jobs random,lookahead] [--registers 64,128]
-                                   [--leave | --collect] [--out DIR]
+                                   [--memory local,global] [--leave | --collect] [--out DIR]
 
 One job per line-up of ``samsim bench`` (random, greedy, undercut, lookahead, the showdown pool
-with tuned beside it: together every library strategy), each in its own process, all at once:
+with tuned beside it: together every library strategy) and place of a thread's game
+(``--memory``: ``samsim.kernel.cuda.STATE_MEMORY``, local or global; both by default, so that one
+lease says which is faster and proves the games of each), each in its own process, all at once:
 
 1. compile the line-up's GPU kernel (minutes on one core; the pool's nine 2 min 20 s on the
    2-core VM since the switch goes stage by stage, 9.5 minutes before, which took more than the
@@ -15,12 +17,12 @@ with tuned beside it: together every library strategy), each in its own process,
 2. ``--games`` games at each of 3, 4, 5 and 6 players on the GPU and on the CPU, every field of
    every game's final state compared;
 3. ``samsim bench --backend cuda``'s measurement of the line-up (random: at every player count);
-4. random's job then runs the command line on the GPU: ``samsim simulate --backend cuda`` of
-   ``--run-games`` games written to Parquet, the same run stopped by Ctrl-C after its first chunks
-   and finished with ``--resume``, and the two folders' games compared.
+4. random's job in the default memory then runs the command line on the GPU: ``samsim simulate
+   --backend cuda`` of ``--run-games`` games written to Parquet, the same run stopped by Ctrl-C
+   after its first chunks and finished with ``--resume``, and the two folders' games compared.
 
-``--registers 64,128`` adds a job per cap: random's kernel compiled with at most that many
-registers per thread (``samsim.kernel.cuda.MAX_REGISTERS``), its games checked, its speed at 4
+``--registers 64,128`` adds a job per cap and memory: random's kernel compiled with at most that
+many registers per thread (``samsim.kernel.cuda.MAX_REGISTERS``), its games checked, its speed at 4
 players measured: what the cap's extra blocks per multiprocessor buy against its spills.
 
 The GPU runs of steps 2 and 3 hold a lock, so that one process at a time uses the GPU and the
@@ -58,14 +60,20 @@ BESIDE = {"showdown pool": ("tuned",)}
 #: The command line's run on the GPU (step 4, ``--run-games``), in 16 chunks (Parquet files),
 #: the interrupted copy stopped once 3 are written.
 RUN_GAMES, RUN_CHUNKS, RUN_CUT = 1 << 22, 16, 3
-#: A job of random's kernel under a cap on registers is named this (``--registers``).
-CAPPED = "random, at most {} registers"
+#: A job's name: its line-up, then where a thread keeps its game (``--memory``: each line-up in
+#: each), then for random's kernel a cap on registers (``--registers``).
+MEMORY, CAPPED = "{} memory", "at most {} registers"
 
 
-def _lineup(name: str) -> tuple[str, int | None]:
-    """A job's line-up and cap on registers (None: the assembler's choice)."""
-    capped = re.fullmatch(CAPPED.format(r"(\d+)"), name)
-    return ("random", int(capped.group(1))) if capped else (name, None)
+def _name(lineup: str, memory: str, cap: int | None = None) -> str:
+    return ", ".join([lineup, MEMORY.format(memory), *([CAPPED.format(cap)] if cap else [])])
+
+
+def _lineup(name: str) -> tuple[str, str, int | None]:
+    """A job's line-up, state memory and cap on registers (None: the assembler's choice)."""
+    found = re.fullmatch(r"(.+), (\w+) memory(?:, at most (\d+) registers)?", name)
+    lineup, memory, cap = found.groups()
+    return lineup, memory, int(cap) if cap else None
 
 
 def _lock(path: Path):
@@ -95,9 +103,10 @@ def job(name: str, games: int, bench_games: int, run_games: int, folder: Path,
     from samsim.kernel.state import State
 
     data = components.load()
-    lineup, cuda.MAX_REGISTERS = _lineup(name)
+    plain = _name("random", cuda.STATE_MEMORY)  # random as a user runs it: step 4
+    lineup, cuda.STATE_MEMORY, cuda.MAX_REGISTERS = _lineup(name)
     strategies, share = bench.LINEUPS[lineup]
-    checked = strategies if name not in BESIDE else (*strategies, *BESIDE[name])
+    checked = strategies if lineup not in BESIDE else (*strategies, *BESIDE[lineup])
     found = {"job": name, "identical": {}, "bench": {}}
 
     def write(**more):
@@ -123,16 +132,16 @@ def job(name: str, games: int, bench_games: int, run_games: int, folder: Path,
         with play.backend("cuda"):
             if cuda.MAX_REGISTERS is not None:
                 found["bench"][name] = bench.gpu_rates(4, bench_games, "random")
-            elif name == "random":  # as samsim bench measures it: at every player count
+            elif lineup == "random":  # as samsim bench measures it: at every player count
                 for n in bench.GPU_PLAYERS:
-                    found["bench"][f"random, {n} players"] = bench.gpu_rates(n, bench_games,
-                                                                             "random")
+                    found["bench"][f"random, {n} players, {cuda.STATE_MEMORY} memory"] = \
+                        bench.gpu_rates(n, bench_games, "random")
                     write()
             else:
                 found["bench"][name] = bench.gpu_rates(4, max(1024, int(bench_games * share)),
                                                        strategies)
             write()
-            if name == "random" and run_games:
+            if name == plain and run_games:
                 try:
                     write(run=command_line(run_games))
                 except Exception as error:  # noqa: BLE001  (reported, the rest kept)
@@ -189,6 +198,16 @@ def _run_failed(run: dict) -> bool:
                                   and 0 < run["kept"] < run["games"] and run["resumed exit"] == 0)
 
 
+def memories(text: str) -> list[str]:
+    """``--memory``: some of samsim.kernel.cuda.MEMORIES, comma-separated, each once."""
+    from samsim.kernel.cuda import MEMORIES
+
+    found = text.split(",")
+    if not found or set(found) - set(MEMORIES) or len(set(found)) < len(found):
+        raise argparse.ArgumentTypeError(f"some of {','.join(MEMORIES)}, each once, not {text!r}")
+    return found
+
+
 def _fail(message: str):
     print(f"gpu_check: {message}", file=sys.stderr)
     raise SystemExit(2)
@@ -202,12 +221,14 @@ def _start(args, out: Path, bench_games: int) -> list[str]:
     """Start the jobs (in sessions of their own: with --leave they outlive this command)."""
     from samsim.engine import bench
 
-    names = args.jobs.split(",") if args.jobs else list(bench.LINEUPS)
-    unknown = sorted(set(names) - set(bench.LINEUPS))
+    lineups = args.jobs.split(",") if args.jobs else list(bench.LINEUPS)
+    unknown = sorted(set(lineups) - set(bench.LINEUPS))
     if unknown:
         _fail(f"--jobs: no line-up {', '.join(unknown)} (one of {', '.join(bench.LINEUPS)})")
-    names += [CAPPED.format(cap) for cap in dict.fromkeys(args.registers)]
-    names.sort(key=lambda n: n != "showdown pool")  # the longest compile first
+    names = [_name(lineup, memory, cap) for memory in args.memory
+             for lineup, cap in [*((lineup, None) for lineup in lineups),
+                                 *(("random", cap) for cap in dict.fromkeys(args.registers))]]
+    names.sort(key=lambda n: not n.startswith("showdown pool"))  # the longest compile first
     for old in [*out.glob("*.json"), *out.glob("*.log")]:
         old.unlink()
 
@@ -256,6 +277,8 @@ def main() -> int:
                         help="games of the command line's run on the GPU (0: none)")
     parser.add_argument("--registers", type=caps, default=[],
                         help="also random's kernel under these caps on registers (comma-separated)")
+    parser.add_argument("--memory", type=memories, default=["local", "global"],
+                        help="where a thread keeps its game: each line-up in each (local,global)")
     parser.add_argument("--leave", action="store_true",
                         help="leave the jobs unfinished at the deadline running (see --collect)")
     parser.add_argument("--collect", action="store_true",
@@ -264,6 +287,7 @@ def main() -> int:
     args = parser.parse_args()
 
     from samsim.engine import bench, gpu
+    from samsim.kernel import cuda
 
     bench_games = args.bench_games or bench.GPU_GAMES
     if args.job == "cpu":
@@ -347,7 +371,8 @@ def main() -> int:
                   f"{run['interrupted exit']} {run['stopped s']:.1f} s after the signal, "
                   f"{run['kept']:,} games kept; --resume: exit {run['resumed exit']}; "
                   f"{'the same games' if run['same'] else 'DIFFERENT games'}"), flush=True)
-    if "random" in names and "random" not in report["unfinished"]:
+    plain = _name("random", cuda.STATE_MEMORY)
+    if plain in names and plain not in report["unfinished"]:
         report["random kernel from the cache s"] = cached = _from_cache()
         print(f"random's kernel in a new process, from the cache: {cached:.1f} s", flush=True)
     cpu_rate = bench.kernel_rate(4, 200_000, threads=None, strategies="random")

@@ -28,7 +28,7 @@ from samsim.engine.designs import pool_design
 from samsim.engine.lineup import Lineup
 from samsim.engine.registry import library_names, parse_spec
 from samsim.kernel.events import KIND_NAMES
-from samsim.kernel.state import State
+from samsim.kernel.state import State, allocate
 from test_cli import run_here
 
 DATA = components.load()
@@ -47,13 +47,14 @@ def rotation(players: int, specs) -> Lineup:
     return Lineup([[members[(i + j) % n] for j in range(players)] for i in range(n)], members)
 
 
-def _both(players: int, games: int = GAMES, seats=None, log: bool = True):
+def _both(players: int, games: int = GAMES, seats=None, log: bool = True, record: bool = False):
     """The games on the GPU and on the CPU: the GPU first, which needs nothing of the CPU's engine
     (the other test worker compiles that meanwhile: tests/conftest.py)."""
     seats = seats or rotation(players, LIBRARY)
     with play.backend("cuda"):
-        on_gpu = play.run_batch(games, players, 11, 0, DATA, strategies=seats, log=log)
-    cpu = play.run_batch(games, players, 11, 0, DATA, strategies=seats, log=log)
+        on_gpu = play.run_batch(games, players, 11, 0, DATA, strategies=seats, log=log,
+                                record=record)
+    cpu = play.run_batch(games, players, 11, 0, DATA, strategies=seats, log=log, record=record)
     return cpu, on_gpu
 
 
@@ -126,6 +127,42 @@ def test_slow_a_thousand_games_are_the_cpus(players):
     """Twenty times CI's games, for the rare paths: a thousand at each player count."""
     cpu, on_gpu = _both(players, 20 * GAMES)
     assert _differ(cpu, on_gpu) == []
+
+
+@pytest.mark.parametrize("memory, players", [("local", 5), ("global", 3), ("global", 6)])
+def test_either_memory_gives_the_cpus_games_log_and_record(memory, players, monkeypatch):
+    """Where a thread keeps its game (samsim.kernel.cuda.STATE_MEMORY) changes where it is read,
+    not the games: in its rows of device memory, or in a local copy, the events log and the
+    per-round record then written to device memory from it. (In the simulator both kernels
+    share the library's copies of the rules: no compile of their own.)"""
+    from samsim.kernel import cuda
+
+    monkeypatch.setattr(cuda, "STATE_MEMORY", memory)
+    cpu, on_gpu = _both(players, 2 * len(LIBRARY), record=True)
+    assert _differ(cpu, on_gpu) == []
+    assert cpu.record.any() and cpu.n_events.min() > 0
+
+
+def test_a_new_process_plays_the_other_memory_from_the_cached_copies(played):
+    """In the simulator the copies of the rules are cached under the switch module's name, which
+    a kernel of either memory imports: a new process playing in global memory the strategies
+    this one played in local memory loads them. (Cached under a kernel module's name, they
+    failed to load in a process that had not imported that module.)"""
+    code = textwrap.dedent(f"""
+        from samsim.engine import play
+        from samsim.engine.designs import pool_design
+        from samsim.kernel import cuda
+
+        cuda.STATE_MEMORY = "global"
+        with play.backend("cuda"):
+            st = play.run_batch(24, 4, 11, 0, strategies=pool_design(4, {LIBRARY!r}))
+        print("scores", st.score.tolist())
+        """)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    cpu = play.run_batch(24, 4, 11, 0, DATA, strategies=pool_design(4, LIBRARY))
+    assert f"scores {cpu.score.tolist()}" in done.stdout
 
 
 def test_several_launches_give_the_games_of_one(monkeypatch):
@@ -289,25 +326,58 @@ def test_a_cap_on_registers_is_its_own_kernel():
     from samsim.kernel import cuda
 
     keys = gpu.decisions(rotation(4, ["random"]))[1]
-    counts = tuple(map(len, keys))
+    switch = cuda._module_key(keys)
     key, capped = cuda._module_key(keys, None), cuda._module_key(keys, 64)
     assert key != capped != cuda._module_key(keys, 128)
-    assert "max_registers" not in cuda.module_text(counts, key, None, simulator=False)
-    assert "cache=True, max_registers=64)" in cuda.module_text(counts, capped, 64, simulator=False)
-    assert "max_registers" not in cuda.module_text(counts, capped, 64, simulator=True)
+    assert "max_registers" not in cuda.module_text(switch, key, None, simulator=False)
+    assert "cache=True, max_registers=64)" in cuda.module_text(switch, capped, 64, simulator=False)
+    assert "max_registers" not in cuda.module_text(switch, capped, 64, simulator=True)
+
+
+def test_the_state_s_memory_is_its_own_kernel_of_the_same_switch():
+    """A kernel keeping each game in local memory is a kernel of its own (and one per size of the
+    local copy: a rules variant of other sizes), playing the game of the same switch module as
+    the kernel playing in place, so that in the simulator the copies of the rules it makes are
+    cached once for both; it copies in every field of its game but the log and the record, and
+    copies each back; the kernel of global memory copies nothing."""
+    from samsim.kernel import cuda
+
+    keys = gpu.decisions(rotation(4, ["random"]))[1]
+    local = cuda.local_rows(DATA.components)
+    assert [name for name, _, _ in local] == [f for f in State._fields if f not in cuda.OUTPUTS]
+    assert dict((name, size) for name, size, _ in local)["room_chip"] == \
+        6 * DATA.components.max_rooms * 2
+    bigger = (*local[:-1], (local[-1][0], local[-1][1] + 1, local[-1][2]))
+    switch, key = cuda._module_key(keys), cuda._module_key(keys, None, local)
+    assert len({key, switch, cuda._module_key(keys, None, bigger)}) == 3
+    text = cuda.module_text(switch, key, None, local=local)
+    plain = cuda.module_text(switch, switch, None)
+    assert f"from samsim_cuda_switch_{switch} import play_game_nb" in text and \
+        f"from samsim_cuda_switch_{switch} import play_game_nb" in plain
+    assert f"with_switch(strategy_nb, {switch!r})" in cuda.switch_text((1,) * 6, switch)
+    for name, size, dtype in local:
+        assert f"{name} = shaped(cuda.local.array({size}, np.{dtype}), st.{name}[i:i + 1])" \
+            in text
+        assert f"copy_nb(st.{name}[i:i + 1], {name})" in text
+    assert "st.events[i:i + 1]" in text and "st.record[i:i + 1]" in text
+    assert "cuda.local.array" not in plain and "play_game_nb(comp, st, ctl" in plain
 
 
 PTX = Path(__file__).resolve().parents[1] / "benchmarks" / "cuda_ptx.py"
 
 
 @pytest.mark.slow
-def test_slow_the_kernel_compiles_for_a_gpu_without_fused_multiply_add(tmp_path):
+@pytest.mark.parametrize("memory", ["local", "global"])
+def test_slow_the_kernel_compiles_for_a_gpu_without_fused_multiply_add(tmp_path, memory):
     """NVVM (the real compiler, from the nvidia-nvvm wheel) builds the kernel of random and
-    weighted for an H200 (150 s on two cores: slow); weighted's floating-point multiplies stay
-    multiplies (a fused multiply-add rounds once where the CPU rounds twice), and no call goes
-    through an address; nvJitLink assembles it for an H200."""
+    weighted for an H200 (150 s on two cores: slow), each game in a local copy or in device
+    memory; weighted's floating-point multiplies stay multiplies (a fused multiply-add rounds
+    once where the CPU rounds twice), and no call goes through an address; nvJitLink assembles
+    it for an H200, with nothing left to link (the local copy's arrays are shaped without
+    numba-cuda's reshape helper), a local copy's stack holding about the game."""
     env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "0", "NUMBA_CACHE_DIR": str(tmp_path)}
-    done = subprocess.run([sys.executable, str(PTX), "random,weighted", "--registers", "64"],
+    done = subprocess.run([sys.executable, str(PTX), "random,weighted", "--registers", "64",
+                           "--memory", memory],
                           capture_output=True, text=True, cwd=tmp_path, env=env, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
     found = re.search(r"([\d.]+) s \(([\d.]+) s in NVVM\), (\d+) PTX characters, "
@@ -321,3 +391,9 @@ def test_slow_the_kernel_compiles_for_a_gpu_without_fused_multiply_add(tmp_path)
                      done.stdout), done.stdout
     capped = re.search(r"sm_90a capped at 64: (\d+) registers", done.stdout)
     assert capped and int(capped.group(1)) <= 64, done.stdout
+    stack = int(re.search(r"sm_90a: \d+ registers, (\d+) bytes stack", done.stdout).group(1))
+    game = sum(a.nbytes for name, a in zip(State._fields, allocate(DATA.components, 1, 6))
+               if name not in ("events", "record"))
+    # a local copy is the game on each thread's stack (NVVM keeps a few one-number fields of
+    # it in registers: 6,112 of 6,144 bytes), played in place there is next to none
+    assert (stack > 0.9 * game) if memory == "local" else (stack < 0.1 * game), (stack, game)

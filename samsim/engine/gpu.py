@@ -170,7 +170,8 @@ def play(data, st: State, ctl: Control, seats, fields=None) -> None:
 
 def _play(cuda, data, st: State, ctl: Control, seats, fields) -> None:
     functions, keys, entries = decisions(seats)
-    kernel = cuda.kernel(functions, keys, cuda.MAX_REGISTERS)
+    local = {"local": cuda.local_rows(data.components), "global": ()}[cuda.STATE_MEMORY]
+    kernel = cuda.kernel(functions, keys, cuda.MAX_REGISTERS, local)
     comp = _device(data.components)
     ctl = _device(ctl._replace(entries=entries))
     games, players = st.money.shape
