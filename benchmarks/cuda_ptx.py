@@ -30,6 +30,8 @@ from pathlib import Path
 
 
 def main() -> int:
+    from samsim.kernel.cuda import MEMORIES, STATE_MEMORY
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("strategies", help="comma-separated, seated as a pool at 4 players")
     parser.add_argument("--inline", choices=("never", "keep"), default="never")
@@ -37,7 +39,7 @@ def main() -> int:
     parser.add_argument("--ptx", type=Path, help="write the PTX to this file")
     parser.add_argument("--registers", type=caps, default=[],
                         help="caps to assemble it with too (N,M)")
-    parser.add_argument("--memory", choices=("local", "global"), default="local",
+    parser.add_argument("--memory", choices=MEMORIES, default=STATE_MEMORY,
                         help="where a thread keeps its game (samsim.kernel.cuda.STATE_MEMORY)")
     args = parser.parse_args()
 
@@ -76,8 +78,8 @@ def main() -> int:
     seats = pool_design(4, args.strategies.split(","))
     start = time.perf_counter()
     try:
-        local = cuda.local_rows(components.load().components) if args.memory == "local" else ()
-        cuda.kernel(*gpu.decisions(seats)[:2], None, local)
+        cuda.kernel(*gpu.decisions(seats)[:2], None,
+                    cuda.state_rows(components.load().components, args.memory))
     except Exception as error:  # noqa: BLE001  (loading needs the device; NVVM has compiled it all)
         if not ptx:
             raise

@@ -343,7 +343,10 @@ def test_the_state_s_memory_is_its_own_kernel_of_the_same_switch():
     from samsim.kernel import cuda
 
     keys = gpu.decisions(rotation(4, ["random"]))[1]
-    local = cuda.local_rows(DATA.components)
+    local = cuda.state_rows(DATA.components, "local")
+    assert cuda.state_rows(DATA.components, "global") == ()
+    with pytest.raises(ValueError, match="one of local, global, not 'shared'"):
+        cuda.state_rows(DATA.components, "shared")
     assert [name for name, _, _ in local] == [f for f in State._fields if f not in cuda.OUTPUTS]
     assert dict((name, size) for name, size, _ in local)["room_chip"] == \
         6 * DATA.components.max_rooms * 2

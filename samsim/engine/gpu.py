@@ -170,8 +170,7 @@ def play(data, st: State, ctl: Control, seats, fields=None) -> None:
 
 def _play(cuda, data, st: State, ctl: Control, seats, fields) -> None:
     functions, keys, entries = decisions(seats)
-    local = {"local": cuda.local_rows(data.components), "global": ()}[cuda.STATE_MEMORY]
-    kernel = cuda.kernel(functions, keys, cuda.MAX_REGISTERS, local)
+    kernel = cuda.kernel(functions, keys, cuda.MAX_REGISTERS, cuda.state_rows(data.components))
     comp = _device(data.components)
     ctl = _device(ctl._replace(entries=entries))
     games, players = st.money.shape

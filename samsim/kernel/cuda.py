@@ -166,10 +166,16 @@ def _no_fused_multiply_add():
         nvvm.compile_ir = compile_ir
 
 
-def local_rows(comp) -> tuple[tuple[str, int, str], ...]:
-    """A thread's local copy of its game: (field, elements of its row at the most players, dtype)
-    for each field but OUTPUTS. Part of the kernel's key (a rules variant of other sizes
-    compiles its own)."""
+def state_rows(comp, memory: str | None = None) -> tuple[tuple[str, int, str], ...]:
+    """The ``local`` argument of ``kernel`` for a memory (STATE_MEMORY by default): in local
+    memory, a thread's copy of its game, (field, elements of its row at the most players, dtype)
+    for each field but OUTPUTS; in global memory none, the thread plays in place. Part of the
+    kernel's key (a rules variant of other sizes compiles its own)."""
+    memory = STATE_MEMORY if memory is None else memory
+    if memory not in MEMORIES:
+        raise ValueError(f"a state memory is one of {', '.join(MEMORIES)}, not {memory!r}")
+    if memory == "global":
+        return ()
     return tuple((name, row.size, row.dtype.name)
                  for name, row in zip(State._fields, allocate(comp, 1, MAX_SEATS))
                  if name not in OUTPUTS)
@@ -229,7 +235,7 @@ else:
 
 def _play_text(local: tuple) -> str:
     """The kernel's body for its thread's game ``i``: played in place (no ``local`` rows), or in
-    a local copy of the ``local`` rows (``local_rows``), each C-ordered and of its row's shape
+    a local copy of the ``local`` rows (``state_rows``), each C-ordered and of its row's shape
     (leading axis 1), as the CPU's are: the rules and strategies compile to the same types."""
     if not local:
         return "        play_game_nb(comp, st, ctl, np.int64(i))"
@@ -306,7 +312,7 @@ def kernel(functions: tuple[tuple, ...], keys: tuple[tuple[str, ...], ...],
     """The compiled kernel switching, for each stage, over ``functions[stage]`` (decision
     functions, by index), whose source identities are ``keys[stage]`` (``samsim.kernel.abi.key``),
     at most ``registers`` per thread (None: the assembler's choice), each thread playing its game
-    in place (``local`` empty) or in a local copy of the ``local`` rows (``local_rows``):
+    in place (``local`` empty) or in a local copy of the ``local`` rows (``state_rows``):
     compiled once per process, and loaded from the cache where an earlier process compiled the
     same."""
     switch = _switch(functions, keys)
