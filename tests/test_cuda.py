@@ -28,7 +28,7 @@ from samsim.engine.designs import pool_design
 from samsim.engine.lineup import Lineup
 from samsim.engine.registry import library_names, parse_spec
 from samsim.kernel.events import KIND_NAMES
-from samsim.kernel.state import State, allocate
+from samsim.kernel.state import State
 from test_cli import run_here
 
 DATA = components.load()
@@ -395,8 +395,10 @@ def test_slow_the_kernel_compiles_for_a_gpu_without_fused_multiply_add(tmp_path,
     capped = re.search(r"sm_90a capped at 64: (\d+) registers", done.stdout)
     assert capped and int(capped.group(1)) <= 64, done.stdout
     stack = int(re.search(r"sm_90a: \d+ registers, (\d+) bytes stack", done.stdout).group(1))
-    game = sum(a.nbytes for name, a in zip(State._fields, allocate(DATA.components, 1, 6))
-               if name not in ("events", "record"))
+    from samsim.kernel import cuda
+
+    game = sum(size * np.dtype(dtype).itemsize
+               for _, size, dtype in cuda.state_rows(DATA.components, "local"))
     # a local copy is the game on each thread's stack (NVVM keeps a few one-number fields of
     # it in registers: 6,112 of 6,144 bytes), played in place there is next to none
     assert (stack > 0.9 * game) if memory == "local" else (stack < 0.1 * game), (stack, game)
