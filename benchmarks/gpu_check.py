@@ -203,7 +203,7 @@ def memories(text: str) -> list[str]:
     from samsim.kernel.cuda import MEMORIES
 
     found = text.split(",")
-    if not found or set(found) - set(MEMORIES) or len(set(found)) < len(found):
+    if set(found) - set(MEMORIES) or len(set(found)) < len(found):
         raise argparse.ArgumentTypeError(f"some of {','.join(MEMORIES)}, each once, not {text!r}")
     return found
 

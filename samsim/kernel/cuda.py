@@ -239,20 +239,23 @@ def _play_text(local: tuple) -> str:
     (leading axis 1), as the CPU's are: the rules and strategies compile to the same types."""
     if not local:
         return "        play_game_nb(comp, st, ctl, np.int64(i))"
+
+    def row(name):
+        return f"st.{name}[i:i + 1]"
+
     lines = []
     for name, size, dtype in local:
-        row = f"st.{name}[i:i + 1]"
-        lines += [f"        {name} = shaped(cuda.local.array({size}, np.{dtype}), {row})",
-                  f"        copy_nb({name}, {row})"]
+        lines += [f"        {name} = shaped(cuda.local.array({size}, np.{dtype}), {row(name)})",
+                  f"        copy_nb({name}, {row(name)})"]
     rows = [name for name, _, _ in local]
-    here = [name if name in rows else f"st.{name}[i:i + 1]" for name in State._fields]
+    here = [name if name in rows else row(name) for name in State._fields]
     game = ["ctl.game0 + i" if name == "game0" else f"ctl.{name}" for name in Control._fields]
     return "\n".join([
         *lines,
         "        # the game's id is row i's; in its local copy it is row 0",
         "        game = Control(" + ", ".join(game) + ")",
         "        play_game_nb(comp, State(" + ", ".join(here) + "), game, np.int64(0))",
-        *(f"        copy_nb(st.{name}[i:i + 1], {name})" for name in rows)])
+        *(f"        copy_nb({row(name)}, {name})" for name in rows)])
 
 
 def switch_text(counts: tuple[int, ...], key: str) -> str:
