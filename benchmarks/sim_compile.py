@@ -4,13 +4,13 @@ which functions take them.
     python benchmarks/sim_compile.py builder,fixed,greedy,holiday,lookahead,random,saver,tuned,undercut,weighted
     NUMBA_OPT=1 python benchmarks/sim_compile.py random --inline none
 
-What CI's tests of the GPU backend spend most of their time on (tests/test_cuda.py compiles the
-library's kernel for the simulator): the wall and CPU seconds of a first batch of the strategies'
-pool design in Numba's CUDA simulator, and of a second (compiled) for comparison, then each
-compiled function's own seconds (Numba's "numba:compile" events, its callees' compiles taken
-out), longest first. ``--inline`` sets samsim.kernel.cuda.INLINE, how the copies of the rules
-compile. The cache is a fresh temporary folder, removed afterwards. The README's figures of
-CI's compile come from it.
+What the tests of the GPU backend spend most of their time on (tests/test_cuda.py compiles
+random's kernel for the simulator in CI, the library's in its slow tests): the wall and CPU
+seconds of a first batch of the strategies' pool design in Numba's CUDA simulator, and of a
+second (compiled) for comparison, then each compiled function's own seconds (Numba's
+"numba:compile" events, its callees' compiles taken out), longest first. ``--inline`` sets
+samsim.kernel.cuda.INLINE, how the copies of the rules compile. The cache is a fresh temporary
+folder, removed afterwards. The README's figures of the simulator's compile come from it.
 """
 
 from __future__ import annotations

@@ -45,8 +45,9 @@ os.environ.setdefault("NUMBA_ENABLE_CUDASIM", "1")
 
 #: The files that take minutes on a cold Numba cache, longest first (a clean run, 2 cores): given
 #: out first, the small files fill both workers' ends, and neither waits long for the other.
-#: test_cuda.py (~400 s: the CUDA simulator's kernel and games) needs nothing the CPU tests
-#: compile (it plays its GPU side first), so it runs while the other worker compiles the engine.
+#: test_cuda.py (~500 s: the CUDA simulator's kernel of random, the library's entry points)
+#: plays its GPU side first, which needs nothing the CPU tests compile, so it compiles that
+#: kernel while the other worker compiles the engine.
 LONGEST_FIRST = ("test_cuda.py", "test_cli.py", "test_strategies.py")
 
 

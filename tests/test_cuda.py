@@ -3,15 +3,24 @@ every event, at every player count.
 
 CI has no GPU: these tests run the GPU path in Numba's CUDA simulator (tests/conftest.py sets
 NUMBA_ENABLE_CUDASIM=1 unless it is set): the generated kernel and switch, the retargeted rules,
-the launches, device arrays and copies back, all as on a device, with the kernel's functions
-compiled for the CPU. CI plays the whole library, each strategy in every seat; the slow test
-twenty times as many games. ``NUMBA_ENABLE_CUDASIM=0 pytest tests/test_cuda.py -m ''`` runs them
-on a real GPU.
+the launches, device arrays and copies back, all as on a device. Two ways, for CI's time:
+
+* the whole library, each strategy in every seat at every player count, with the rules and the
+  strategies run as plain Python (NUMBA_DISABLE_JIT=1, in a process of its own): half a minute,
+  where compiling them again for the simulator takes ten on CI's two cores;
+* the kernel compiled as the simulator compiles it (its functions for the CPU, by Numba) for
+  ``COMPILED`` (random): the games, both memories, several launches, the command line, a
+  cluster, the benchmark, a new process loading the cached kernel.
+
+The slow tests compile the whole library's kernel and play twenty times as many games.
+``NUMBA_ENABLE_CUDASIM=0 pytest tests/test_cuda.py -m ''`` runs them on a real GPU (where the
+plain-Python run is the simulator's still: it proves the generated code, not the device).
 What the simulator cannot show, that NVVM compiles the same arithmetic, is checked by compiling
 the kernel for an H200 (``test_slow_the_kernel_compiles_for_a_gpu_without_fused_multiply_add``).
 """
 
 import os
+import pickle
 import re
 import subprocess
 import sys
@@ -24,7 +33,6 @@ import pytest
 
 from samsim import components, engine
 from samsim.engine import gpu, play
-from samsim.engine.designs import pool_design
 from samsim.engine.lineup import Lineup
 from samsim.engine.registry import library_names, parse_spec
 from samsim.kernel.events import KIND_NAMES
@@ -32,12 +40,14 @@ from samsim.kernel.state import State
 from test_cli import run_here
 
 DATA = components.load()
-#: Every library strategy, each in every seat, in every test here: one kernel, compiled once.
-#: tuned plays weighted's decision functions with other parameters, so one function reads two
-#: rows of Control.params.
+#: Every library strategy, each in every seat, in the plain-Python games. tuned plays weighted's
+#: decision functions with other parameters, so one function reads two rows of Control.params.
 LIBRARY = library_names()
 #: Each strategy five times in every seat, at every player count.
 GAMES = 5 * len(LIBRARY)
+#: The line-up whose kernel CI compiles for the simulator, once for every test here that plays
+#: it: random, the default (3 minutes on one core; random, weighted and tuned took 9).
+COMPILED = ("random",)
 
 
 def rotation(players: int, specs) -> Lineup:
@@ -47,10 +57,10 @@ def rotation(players: int, specs) -> Lineup:
     return Lineup([[members[(i + j) % n] for j in range(players)] for i in range(n)], members)
 
 
-def _both(players: int, games: int = GAMES, seats=None, log: bool = True, record: bool = False):
+def _both(players: int, games: int, specs=COMPILED, log: bool = True, record: bool = False):
     """The games on the GPU and on the CPU: the GPU first, which needs nothing of the CPU's engine
     (the other test worker compiles that meanwhile: tests/conftest.py)."""
-    seats = seats or rotation(players, LIBRARY)
+    seats = rotation(players, specs)
     with play.backend("cuda"):
         on_gpu = play.run_batch(games, players, 11, 0, DATA, strategies=seats, log=log,
                                 record=record)
@@ -66,9 +76,54 @@ def _differ(cpu, on_gpu) -> list[str]:
     return [f for f in State._fields if not np.array_equal(getattr(cpu, f), getattr(on_gpu, f))]
 
 
+#: (memory, players, games) of the plain-Python games: every player count in the default memory
+#: (local), and the other at the fewest and the most players.
+PLAIN = [("local", n, GAMES) for n in (3, 4, 5, 6)] + \
+    [("global", n, 2 * len(LIBRARY)) for n in (3, 6)]
+
+_PLAIN_RUN = """
+import pickle, sys
+from samsim.engine import play
+from samsim.kernel import abi, cuda
+from test_cuda import LIBRARY, PLAIN, rotation
+
+games = {}
+for memory, players, n in PLAIN:
+    cuda.STATE_MEMORY = memory
+    with play.backend("cuda"):
+        seats = rotation(players, LIBRARY)
+        games[memory, players] = play.run_batch(n, players, 11, strategies=seats, log=True,
+                                                record=True)
+# no decision went through the CPU's call by address (samsim.kernel.abi): all through the switch
+games["by address"] = len(abi._PYTHON)
+with open(sys.argv[1], "wb") as out:
+    pickle.dump(games, out)
+"""
+
+
+def _with_tests() -> dict:
+    """The environment of a process that imports this file (and samsim as this one does)."""
+    return {**os.environ,
+            "PYTHONPATH": os.pathsep.join([str(Path(__file__).parent), *filter(None, sys.path)])}
+
+
+@pytest.fixture(scope="module")
+def plain(tmp_path_factory):
+    """The plain-Python games of PLAIN on the GPU path (the simulator, NUMBA_DISABLE_JIT=1), by
+    (memory, players)."""
+    path = tmp_path_factory.mktemp("plain") / "games.pickle"
+    env = {**_with_tests(), "NUMBA_DISABLE_JIT": "1", "NUMBA_ENABLE_CUDASIM": "1"}
+    done = subprocess.run([sys.executable, "-W", "ignore", "-c", _PLAIN_RUN, str(path)],
+                          capture_output=True, text=True, env=env, cwd=path.parent, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    with open(path, "rb") as games:
+        return pickle.load(games)
+
+
 @pytest.fixture(scope="module")
 def played():
-    return {n: _both(n) for n in (3, 4, 5, 6)}
+    """The compiled kernel's games of COMPILED at every player count, with log and record."""
+    return {n: _both(n, 50, record=True) for n in (3, 4, 5, 6)}
 
 
 def test_the_library_is_all_there_and_shares_a_function():
@@ -95,73 +150,94 @@ def test_each_stage_switches_over_its_own_functions_alone():
 
 
 @pytest.mark.parametrize("players", [3, 4, 5, 6])
-def test_every_field_of_every_game_is_the_cpus(played, players):
+def test_every_field_of_every_compiled_game_is_the_cpus(played, players):
     cpu, on_gpu = played[players]
     assert _differ(cpu, on_gpu) == []
     assert cpu.round_no.min() == DATA.components.rounds  # whole games, not two empty states
+    assert cpu.record.any() and cpu.n_events.min() > 0
 
 
-def test_the_games_touch_every_rule(played):
-    """Every kind of event (every tile bought, special tile used, holiday, leftover...) occurs in
-    the compared games, and every strategy sat in every seat, so no rule and no decision went
-    unplayed on the GPU."""
-    kinds = set()
-    tiles = set()
-    for cpu, _ in played.values():
-        for g in range(len(cpu.n_events)):
-            rows = cpu.events[g, :cpu.n_events[g]]
-            kinds |= set(rows[:, 1].tolist())
-            tiles |= set(rows[rows[:, 1] == KIND_NAMES.index("BUY"), 3].tolist())
-    assert {KIND_NAMES[k] for k in kinds} == set(KIND_NAMES[1:])
-    assert tiles == set(range(len(DATA.components.tile_count)))
-    for players in played:
-        seats = rotation(players, LIBRARY)
-        games = seats.seat_strategy[np.arange(GAMES) % len(seats.seatings)]
-        for seat in range(players):
-            assert set(games[:, seat].tolist()) == set(range(len(LIBRARY)))
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("players", [3, 4, 5, 6])
-def test_slow_a_thousand_games_are_the_cpus(players):
-    """Twenty times CI's games, for the rare paths: a thousand at each player count."""
-    cpu, on_gpu = _both(players, 20 * GAMES)
-    assert _differ(cpu, on_gpu) == []
-
-
-@pytest.mark.parametrize("memory, players", [("local", 5), ("global", 3), ("global", 6)])
+@pytest.mark.parametrize("memory, players", [("global", 4), ("global", 6)])
 def test_either_memory_gives_the_cpus_games_log_and_record(memory, players, monkeypatch):
     """Where a thread keeps its game (samsim.kernel.cuda.STATE_MEMORY) changes where it is read,
-    not the games: in its rows of device memory, or in a local copy, the events log and the
-    per-round record then written to device memory from it. (In the simulator both kernels
-    share the library's copies of the rules: no compile of their own.)"""
+    not the games: in its rows of device memory, or in a local copy (the default, above), the
+    events log and the per-round record then written to device memory from it. (In the
+    simulator both kernels share the copies of the rules: no compile of their own.)"""
     from samsim.kernel import cuda
 
     monkeypatch.setattr(cuda, "STATE_MEMORY", memory)
-    cpu, on_gpu = _both(players, 2 * len(LIBRARY), record=True)
+    cpu, on_gpu = _both(players, 20, record=True)
     assert _differ(cpu, on_gpu) == []
     assert cpu.record.any() and cpu.n_events.min() > 0
 
 
-def test_a_new_process_plays_the_other_memory_from_the_cached_copies(played):
+@pytest.mark.parametrize("memory, players, games", PLAIN)
+def test_every_library_game_is_the_cpus(plain, memory, players, games):
+    """The whole library on the GPU path, as plain Python: every field, event and record of
+    every game is the compiled CPU engine's, in either memory."""
+    on_gpu = plain[memory, players]
+    cpu = play.run_batch(games, players, 11, 0, DATA, strategies=rotation(players, LIBRARY),
+                         log=True, record=True)
+    assert _differ(cpu, on_gpu) == []
+    assert cpu.round_no.min() == DATA.components.rounds and cpu.record.any()
+
+
+def test_every_library_decision_went_through_the_switch(plain):
+    """The plain-Python games decided through the generated switch, none by the CPU's call by
+    address (which plain Python runs too): the GPU's dispatch, not the CPU's, played them."""
+    assert plain["by address"] == 0
+
+
+def test_the_games_touch_every_rule(plain):
+    """Every kind of event (every tile bought, special tile used, holiday, leftover...) occurs in
+    the library's games, and every strategy sat in every seat, so no rule and no decision went
+    unplayed on the GPU path."""
+    kinds = set()
+    tiles = set()
+    for key, st in plain.items():
+        if key == "by address":
+            continue
+        for g in range(len(st.n_events)):
+            rows = st.events[g, :st.n_events[g]]
+            kinds |= set(rows[:, 1].tolist())
+            tiles |= set(rows[rows[:, 1] == KIND_NAMES.index("BUY"), 3].tolist())
+    assert {KIND_NAMES[k] for k in kinds} == set(KIND_NAMES[1:])
+    assert tiles == set(range(len(DATA.components.tile_count)))
+    for memory, players, games in PLAIN:
+        seats = rotation(players, LIBRARY)
+        seated = seats.seat_strategy[np.arange(games) % len(seats.seatings)]
+        for seat in range(players):
+            assert set(seated[:, seat].tolist()) == set(range(len(LIBRARY)))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("players", [3, 4, 5, 6])
+def test_slow_a_thousand_compiled_games_of_the_library_are_the_cpus(players):
+    """The simulator's compiled kernel of the whole library (ten minutes on two cores), twenty
+    times CI's games, for the rare paths: a thousand at each player count."""
+    cpu, on_gpu = _both(players, 20 * GAMES, LIBRARY)
+    assert _differ(cpu, on_gpu) == []
+
+
+def test_a_new_process_plays_the_other_memory_from_the_cached_copies(played, tmp_path):
     """In the simulator the copies of the rules are cached under the switch module's name, which
     a kernel of either memory imports: a new process playing in global memory the strategies
     this one played in local memory loads them. (Cached under a kernel module's name, they
     failed to load in a process that had not imported that module.)"""
     code = textwrap.dedent(f"""
         from samsim.engine import play
-        from samsim.engine.designs import pool_design
         from samsim.kernel import cuda
+        from test_cuda import rotation
 
         cuda.STATE_MEMORY = "global"
         with play.backend("cuda"):
-            st = play.run_batch(24, 4, 11, 0, strategies=pool_design(4, {LIBRARY!r}))
+            st = play.run_batch(24, 4, 11, 0, strategies=rotation(4, {COMPILED!r}))
         print("scores", st.score.tolist())
         """)
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=600)
+                          timeout=600, cwd=tmp_path, env=_with_tests())
     assert done.returncode == 0, done.stderr[-3000:]
-    cpu = play.run_batch(24, 4, 11, 0, DATA, strategies=pool_design(4, LIBRARY))
+    cpu = play.run_batch(24, 4, 11, 0, DATA, strategies=rotation(4, COMPILED))
     assert f"scores {cpu.score.tolist()}" in done.stdout
 
 
@@ -174,7 +250,7 @@ def test_several_launches_give_the_games_of_one(monkeypatch):
 
 
 def test_only_the_fields_asked_for_come_back():
-    seats = rotation(4, LIBRARY)
+    seats = rotation(4, COMPILED)
     with play.backend("cuda"):
         st = play.run_batch(10, 4, 11, 0, DATA, strategies=seats, fields=("score",))
     cpu = play.run_batch(10, 4, 11, 0, DATA, strategies=seats)
@@ -182,7 +258,7 @@ def test_only_the_fields_asked_for_come_back():
 
 
 def test_simulate_on_the_gpu_writes_the_cpus_run_folder(tmp_path):
-    args = ["simulate", "--players", "4", "--games", "840", "--pool", ",".join(LIBRARY),
+    args = ["simulate", "--players", "4", "--games", "840", "--strategies", ",".join(COMPILED),
             "--chunk-size", "300"]
     cpu = run_here(*args, "--out", tmp_path / "cpu", cwd=tmp_path)
     on_gpu = run_here(*args, "--out", tmp_path / "gpu", "--backend", "cuda", cwd=tmp_path)
@@ -198,7 +274,7 @@ def test_a_cluster_of_gpu_workers_plays_the_same_games(tmp_path):
     process, so that they share its simulator kernel instead of compiling their own)."""
     from distributed import LocalCluster
 
-    seats = pool_design(4, LIBRARY)
+    seats = rotation(4, COMPILED)
     cpu = play.run_batch(600, 4, 5, 0, DATA, strategies=seats)
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None,
                       scheduler_kwargs={"dashboard_address": ":0"}) as local, \
@@ -217,13 +293,13 @@ def test_bench_on_the_gpu_measures_each_line_up(tmp_path, monkeypatch):
     from samsim.engine import bench
 
     monkeypatch.setattr(bench, "GPU_PLAYERS", ())
-    monkeypatch.setattr(bench, "LINEUPS", {"the tests' pool": (tuple(LIBRARY), 1),
-                                           "a quarter of them": (tuple(LIBRARY), 1 / 4)})
+    monkeypatch.setattr(bench, "LINEUPS", {"the tests' line-up": (COMPILED, 1),
+                                           "a quarter of it": (COMPILED, 1 / 4)})
     done = run_here("bench", "--backend", "cuda", "--games", "512", "--markdown",
                     tmp_path / "b.md", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     md = (tmp_path / "b.md").read_text(encoding="utf-8")
-    for name in ("the tests' pool", "a quarter of them"):
+    for name in ("the tests' line-up", "a quarter of it"):
         row = next(line for line in md.splitlines() if line.startswith(f"| {name} |"))
         kernel, outcome, first = (float(c.replace(",", "")) for c in row.split("|")[2:5])
         assert kernel > 0 and outcome > 0 and first >= 0

@@ -114,8 +114,9 @@ def _compile(data: GameData, seats: Lineup) -> None:
     """The engine, compiled (or loaded from the cache) once per process. From a cold cache the
     line-up's strategies compile in another process meanwhile (``abi.precompile``): on two cores
     that takes the strategies' share off the first run's wait. Another process compiling the
-    engine into the same cache is waited for (``jit.compiling``), and its engine loaded."""
-    if run_batch_nb.signatures:
+    engine into the same cache is waited for (``jit.compiling``), and its engine loaded. Plain
+    Python (NUMBA_DISABLE_JIT=1) compiles nothing."""
+    if numba.config.DISABLE_JIT or run_batch_nb.signatures:
         return
     with compiling("engine"):
         if run_batch_nb.signatures:  # another thread of this process compiled it meanwhile
@@ -136,6 +137,8 @@ def _compile(data: GameData, seats: Lineup) -> None:
 def compiled(infos=()) -> bool:
     """Whether the engine and the strategies ``infos`` are ready to run without compiling (in
     this process or in the disk cache): a caller says "compiling" only when it will be true."""
+    if numba.config.DISABLE_JIT:
+        return True
     if not run_batch_nb.signatures:
         try:
             index = Path(run_batch_nb._cache._cache_file._index_path)

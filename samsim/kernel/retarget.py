@@ -19,12 +19,18 @@ without reference counting; those are all off the way) and load from the CPU eng
 ``tag`` names a compiled version (the line-up's source hashes): copies then get it in their
 qualified names and are cached on disk like the originals (Numba keys its cache by file and
 qualified name), so a second process loads what the first compiled.
+
+With ``NUMBA_DISABLE_JIT=1`` the rules are plain Python functions, and so are the copies: the
+same swap, nothing compiled (how CI plays every library strategy in the CUDA simulator in
+seconds: tests/test_cuda.py). Only samsim's own functions are followed there; no rule calls a
+strategy's, and a strategy's never leads back to the swapped site.
 """
 
 from __future__ import annotations
 
 import types
 
+import numba
 from numba import njit
 from numba.core.registry import CPUDispatcher
 
@@ -38,6 +44,16 @@ def _names(code: types.CodeType) -> set[str]:
         if isinstance(const, types.CodeType):
             names |= _names(const)
     return names
+
+
+def _compiled(fn) -> bool:
+    """Whether ``fn`` is a rule (or the switch) ``retarget`` may have to copy: a compiled
+    function, or with NUMBA_DISABLE_JIT one of samsim's plain functions (njit returns them as
+    they are)."""
+    if isinstance(fn, CPUDispatcher):
+        return True
+    return bool(numba.config.DISABLE_JIT) and isinstance(fn, types.FunctionType) and \
+        (fn.__module__ or "").startswith("samsim")
 
 
 def retarget(root: CPUDispatcher, swap: dict, inline: str | None = "never",
@@ -54,17 +70,18 @@ def retarget(root: CPUDispatcher, swap: dict, inline: str | None = "never",
             return copies[fn]
         copies[fn] = fn  # a recursive call (none today) would keep the original; off the way too
         target = swap.get(fn, fn)
-        py = target.py_func
+        py = getattr(target, "py_func", target)
         changed = {}
         for name in _names(py.__code__):
             callee = py.__globals__.get(name)
-            if isinstance(callee, CPUDispatcher):
+            if _compiled(callee):
                 new = copy(callee)
                 if new is not callee:
                     changed[name] = new
         if not changed and target is fn:  # off the way: shared as it is
             return fn
-        options = {k: v for k, v in target.targetoptions.items() if k not in ("cache", "nopython")}
+        options = {k: v for k, v in getattr(target, "targetoptions", {}).items()
+                   if k not in ("cache", "nopython")}
         if inline is not None:
             options["inline"] = inline
         clone = types.FunctionType(py.__code__, {**py.__globals__, **changed}, py.__name__,
