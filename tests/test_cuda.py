@@ -7,7 +7,7 @@ the launches, device arrays and copies back, all as on a device. Two ways, for C
 
 * the whole library, each strategy in every seat at every player count, with the rules and the
   strategies run as plain Python (NUMBA_DISABLE_JIT=1, in a process of its own): half a minute,
-  where compiling them again for the simulator takes ten on CI's two cores;
+  where compiling them again for the simulator took 10 to 16 minutes of a cold test run;
 * the kernel compiled as the simulator compiles it (its functions for the CPU, by Numba) for
   ``COMPILED`` (random): the games, both memories, several launches, the command line, a
   cluster, the benchmark, a new process loading the cached kernel.
