@@ -82,7 +82,6 @@ PLAIN = [("local", n, GAMES) for n in (3, 4, 5, 6)] + \
     [("global", n, 2 * len(LIBRARY)) for n in (3, 6)]
 
 _PLAIN_RUN = """
-import pickle, sys
 from samsim.engine import play
 from samsim.kernel import abi, cuda
 from test_cuda import LIBRARY, PLAIN, rotation
@@ -94,10 +93,8 @@ for memory, players, n in PLAIN:
         seats = rotation(players, LIBRARY)
         games[memory, players] = play.run_batch(n, players, 11, strategies=seats, log=True,
                                                 record=True)
-# no decision went through the CPU's call by address (samsim.kernel.abi): all through the switch
-games["by address"] = len(abi._PYTHON)
-with open(sys.argv[1], "wb") as out:
-    pickle.dump(games, out)
+# the games, and the decisions made through the CPU's call by address (samsim.kernel.abi)
+result = games, len(abi._PYTHON)
 """
 
 
@@ -107,17 +104,25 @@ def _with_tests() -> dict:
             "PYTHONPATH": os.pathsep.join([str(Path(__file__).parent), *filter(None, sys.path)])}
 
 
+def plain_python(code: str, folder: Path, **env):
+    """``result`` of ``code`` run as plain Python (NUMBA_DISABLE_JIT=1) in a process of its own
+    (in ``folder``, with ``env`` added to its environment), which can import this file."""
+    path = folder / "result.pickle"
+    code += f"\nimport pickle\nwith open({str(path)!r}, 'wb') as out:\n" \
+        "    pickle.dump(result, out)\n"
+    done = subprocess.run([sys.executable, "-W", "ignore", "-c", code], capture_output=True,
+                          text=True, cwd=folder, timeout=900,
+                          env={**_with_tests(), "NUMBA_DISABLE_JIT": "1", **env})
+    assert done.returncode == 0, done.stderr[-3000:]
+    with open(path, "rb") as result:
+        return pickle.load(result)
+
+
 @pytest.fixture(scope="module")
 def plain(tmp_path_factory):
-    """The plain-Python games of PLAIN on the GPU path (the simulator, NUMBA_DISABLE_JIT=1), by
-    (memory, players)."""
-    path = tmp_path_factory.mktemp("plain") / "games.pickle"
-    env = {**_with_tests(), "NUMBA_DISABLE_JIT": "1", "NUMBA_ENABLE_CUDASIM": "1"}
-    done = subprocess.run([sys.executable, "-W", "ignore", "-c", _PLAIN_RUN, str(path)],
-                          capture_output=True, text=True, env=env, cwd=path.parent, timeout=900)
-    assert done.returncode == 0, done.stderr[-3000:]
-    with open(path, "rb") as games:
-        return pickle.load(games)
+    """The plain-Python games of PLAIN on the GPU path (in the simulator), by (memory, players),
+    and how many decisions went through the CPU's call by address."""
+    return plain_python(_PLAIN_RUN, tmp_path_factory.mktemp("plain"), NUMBA_ENABLE_CUDASIM="1")
 
 
 @pytest.fixture(scope="module")
@@ -175,7 +180,7 @@ def test_either_memory_gives_the_cpus_games_log_and_record(memory, players, monk
 def test_every_library_game_is_the_cpus(plain, memory, players, games):
     """The whole library on the GPU path, as plain Python: every field, event and record of
     every game is the compiled CPU engine's, in either memory."""
-    on_gpu = plain[memory, players]
+    on_gpu = plain[0][memory, players]
     cpu = play.run_batch(games, players, 11, 0, DATA, strategies=rotation(players, LIBRARY),
                          log=True, record=True)
     assert _differ(cpu, on_gpu) == []
@@ -185,7 +190,7 @@ def test_every_library_game_is_the_cpus(plain, memory, players, games):
 def test_every_library_decision_went_through_the_switch(plain):
     """The plain-Python games decided through the generated switch, none by the CPU's call by
     address (which plain Python runs too): the GPU's dispatch, not the CPU's, played them."""
-    assert plain["by address"] == 0
+    assert plain[1] == 0
 
 
 def test_the_games_touch_every_rule(plain):
@@ -194,9 +199,7 @@ def test_the_games_touch_every_rule(plain):
     unplayed on the GPU path."""
     kinds = set()
     tiles = set()
-    for key, st in plain.items():
-        if key == "by address":
-            continue
+    for st in plain[0].values():
         for g in range(len(st.n_events)):
             rows = st.events[g, :st.n_events[g]]
             kinds |= set(rows[:, 1].tolist())

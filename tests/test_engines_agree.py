@@ -5,10 +5,6 @@ over 2,000 seeded games across all player counts and several random-policy setti
 kernel run as plain Python plays the games it plays compiled.
 """
 
-import pickle
-import subprocess
-import sys
-
 import pytest
 
 from samsim import components, engine, reference
@@ -34,13 +30,11 @@ def test_same_game_from_same_seed(players, setting):
 
 
 _PLAIN = """
-import pickle, sys
 from samsim.engine import play
 from test_cuda import LIBRARY, rotation
 
-st = play.run_batch(2 * len(LIBRARY), 4, 11, strategies=rotation(4, LIBRARY), log=True, record=True)
-with open(sys.argv[1], "wb") as out:
-    pickle.dump(st, out)
+result = play.run_batch(2 * len(LIBRARY), 4, 11, strategies=rotation(4, LIBRARY), log=True,
+                        record=True)
 """
 
 
@@ -48,15 +42,9 @@ def test_the_kernel_as_plain_python_plays_its_compiled_games(tmp_path):
     """NUMBA_DISABLE_JIT=1 runs the kernel's rules and the strategies as plain Python (to debug
     them, and how CI plays the whole library on the GPU path: tests/test_cuda.py): the games
     compiled code plays, every field, event and record, each library strategy in every seat."""
-    from test_cuda import LIBRARY, _differ, _with_tests, rotation
+    from test_cuda import LIBRARY, _differ, plain_python, rotation
 
-    path = tmp_path / "games.pickle"
-    done = subprocess.run([sys.executable, "-W", "ignore", "-c", _PLAIN, str(path)],
-                          capture_output=True, text=True, cwd=tmp_path, timeout=600,
-                          env={**_with_tests(), "NUMBA_DISABLE_JIT": "1"})
-    assert done.returncode == 0, done.stderr[-3000:]
-    with open(path, "rb") as games:
-        plain = pickle.load(games)
+    plain = plain_python(_PLAIN, tmp_path)
     compiled = engine.run_batch(2 * len(LIBRARY), 4, 11, 0, DATA, strategies=rotation(4, LIBRARY),
                                 log=True, record=True)
     assert _differ(compiled, plain) == [] and compiled.n_events.min() > 0
