@@ -5,6 +5,7 @@ of compiled code is keyed by a hash of this folder, ``samsim/components.py`` and
 ``samsim/illegal.py``, the only modules outside it that it imports (``samsim.kernel.jit``).
 
     jit        the decorator every rule uses, and where compiled code is kept
+    inlining   Numba's inliner without its copy of a callee's scope per block (same code, faster)
     components (outside: samsim.components) the component data the kernels read
     bits, rng  bitmaps, and the counter-based random streams keyed by (seed, game)
     events     the event log; decisions: the decision record; state: the batch's arrays

@@ -57,9 +57,12 @@ from samsim.components import MAX_SEATS  # noqa: E402
 from samsim.kernel import dispatch  # noqa: E402
 from samsim.kernel.contract import STAGES  # noqa: E402
 from samsim.kernel.game import play_game_nb  # noqa: E402
+from samsim.kernel.inlining import install  # noqa: E402
 from samsim.kernel.jit import CACHE_DIR, compiling, rule, source_key  # noqa: E402
 from samsim.kernel.retarget import retarget  # noqa: E402
 from samsim.kernel.state import Control, State, allocate  # noqa: E402
+
+install()  # numba-cuda's inliner too (samsim.kernel.inlining)
 
 #: Threads per block: the rough kernel of the issue ran best at 128 on an H200.
 BLOCK = 128
