@@ -124,12 +124,12 @@ def test_the_same_machine_code_comes_out(sides):
 
 
 def test_a_callee_s_scope_is_copied_once_not_once_per_block(sides):
-    """Numba copies each inlined callee twice (one copy to splice in, one to keep), and with the
-    callee's scope the global scope above it: four scope copies an inline here, where Numba's
-    own copy makes them once per block of the callee."""
+    """Numba 0.68 copies each inlined callee twice (one copy to splice in, one to keep), and with
+    the callee's scope the global scope above it: four scope copies an inline at most here,
+    where Numba's own copy makes those four once per block of the callee."""
     stock, ours = sides
     assert stock["inlines"] == ours["inlines"] > 0
-    assert ours["scopes"] == 4 * ours["inlines"]
+    assert ours["scopes"] <= 4 * ours["inlines"]
     assert stock["scopes"] > 5 * ours["scopes"], (stock["scopes"], ours["scopes"])
 
 
@@ -137,7 +137,8 @@ def test_numba_cudas_inliner_is_patched_too():
     """numba-cuda has an inliner of its own, imported with numba.cuda (no GPU needed)."""
     code = "from samsim.kernel import cuda, inlining; print(inlining.PATCHED)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=300, env={**os.environ, "NUMBA_ENABLE_CUDASIM": "0"})
+                          timeout=300, env={**os.environ, "NUMBA_ENABLE_CUDASIM": "0",
+                                            "SAMSIM_STOCK_INLINER": "0"})
     assert done.returncode == 0, done.stderr[-3000:]
-    assert done.stdout.split("\n")[-2] == \
+    assert done.stdout.splitlines()[-1] == \
         "['numba.core.inline_closurecall', 'numba.cuda.core.inline_closurecall']"

@@ -9,7 +9,7 @@ Three measured costs decide the options (one core, loops of a million calls):
   arguments, so an out-of-line call of a rule taking (comp, st, ctl) cost ~150 ns. Inlining the rules
   into the round took four players from ~50,000 to ~78,000 games/s, inlining the round into the game
   loop to ~108,000 (compile time ~45 s -> ~65 s; most of a compile is Numba's inliner copying code,
-  cut 2-3x by ``samsim.kernel.inlining``). What runs once per game (the deal, the game loop
+  cut 1.1-2.4x by ``samsim.kernel.inlining``). What runs once per game (the deal, the game loop
   itself) is compiled ``inline="never"``: the compile time is not worth the 2%.
 * ``cache=True``: compiled code is kept between runs. Constants passed to rules are np.int64 (see
   events.py), since Numba compiles a callee once per distinct *literal* int argument.
@@ -60,7 +60,7 @@ def cache_dir() -> Path:
 
 CACHE_DIR = cache_dir()
 numba.config.CACHE_DIR = str(CACHE_DIR)
-inlining.install()  # inlining without a copy per block: the same code, compiled 2-3x faster
+inlining.install()  # inlining without a copy per block: the same code, compiled faster
 
 
 @contextlib.contextmanager
