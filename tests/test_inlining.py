@@ -142,3 +142,28 @@ def test_numba_cudas_inliner_is_patched_too():
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.splitlines()[-1] == \
         "['numba.core.inline_closurecall', 'numba.cuda.core.inline_closurecall']"
+
+
+def test_blocks_of_one_scope_share_its_copy_and_a_block_copied_again_is_a_new_copy():
+    """Inside one inliner call: a callee's blocks come out sharing one copy of their scope, and a
+    block copied a second time (a second copy of the same IR) shares nothing with the first."""
+    from numba.core import ir
+
+    from samsim.kernel import inlining
+
+    loc = ir.Loc("f.py", 1)
+    scope = ir.Scope(ir.Scope(None, loc), loc)
+    first, second = ir.Block(scope, loc), ir.Block(scope, loc)
+    for block in (first, second):
+        block.append(ir.Assign(ir.Const(1, loc), scope.redefine("x", loc), loc))
+
+    def copies():
+        return [inlining._Copy.deepcopy(block) for block in (first, second, first)]
+
+    a, b, again = inlining._one_memo_per_scope(copies)()
+    assert a.scope is b.scope and a.scope is not scope
+    assert again is not a and again.scope is not a.scope
+    assert inlining._MEMOS == []  # the call's memos are gone with it
+    # outside an inliner call, a block is copied as copy.deepcopy copies it
+    alone = inlining._Copy.deepcopy(first)
+    assert alone.scope is not scope and alone.scope is not a.scope
