@@ -9,8 +9,11 @@ random's kernel for the simulator in CI, the library's in its slow tests): the w
 seconds of a first batch of the strategies' pool design in Numba's CUDA simulator, and of a
 second (compiled) for comparison, then each compiled function's own seconds (Numba's
 "numba:compile" events, its callees' compiles taken out), longest first. ``--inline`` sets
-samsim.kernel.cuda.INLINE, how the copies of the rules compile. The cache is a fresh temporary
-folder, removed afterwards. The README's figures of the simulator's compile come from it.
+samsim.kernel.cuda.INLINE, how the copies of the rules compile; ``--wrappers`` compiles every
+copy with the wrappers that let Python and C call it, as before samsim left them out
+(samsim.kernel.retarget), for a comparison run beside one without. The cache is a fresh
+temporary folder, removed afterwards. The README's figures of the simulator's compile come
+from it.
 """
 
 from __future__ import annotations
@@ -48,6 +51,20 @@ def _own_times(event):
     return OwnTimes()
 
 
+def _with_wrappers() -> None:
+    """samsim.kernel.retarget compiling every copy with its wrappers."""
+    from numba import njit
+
+    from samsim.kernel import retarget
+
+    def wrapped(**options):
+        for name in ("no_cpython_wrapper", "no_cfunc_wrapper"):
+            options.pop(name, None)
+        return njit(**options)
+
+    retarget.njit = wrapped
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("strategies", help="comma-separated strategy specs")
@@ -55,6 +72,8 @@ def main() -> int:
     parser.add_argument("--games", type=int, default=64, help="games of each batch")
     parser.add_argument("--inline", choices=("never", "none"), default="never")
     parser.add_argument("--top", type=int, default=25, help="functions listed")
+    parser.add_argument("--wrappers", action="store_true",
+                        help="compile every copy with Python's and C's wrappers")
     args = parser.parse_args()
     if args.games < 1:
         print("sim_compile: --games must be a positive whole number", file=sys.stderr)
@@ -71,6 +90,8 @@ def main() -> int:
         from samsim.kernel import cuda
 
         cuda.INLINE = None if args.inline == "none" else args.inline
+        if args.wrappers:
+            _with_wrappers()
         try:
             seats = pool_design(args.players, args.strategies.split(","))
         except StrategyError as error:

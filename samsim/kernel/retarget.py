@@ -15,6 +15,11 @@ the copies out of line instead: 126 s. The rules below the copies keep their own
 function that returns a view of an array cannot be called out of line, on the CPU or a GPU,
 without reference counting; those are all off the way) and load from the CPU engine's cache.
 ``inline=None`` keeps each copy's options (the measured alternative: benchmarks/cuda_ptx.py).
+Every copy but the root is called from compiled code alone, so it is compiled without the
+wrappers that let Python and C call it (as Numba compiles its own ``@overload``s): a wrapper
+unpacks the whole state and the components, argument by argument, and took longer to compile
+than the small functions on the way (a ``decide_*_nb``): the simulator's kernel of ``random``
+in 0.80x the time (``benchmarks/sim_compile.py random --wrappers``, side by side).
 
 ``tag`` names a compiled version (the line-up's source hashes): copies then get it in their
 qualified names and are cached on disk like the originals (Numba keys its cache by file and
@@ -60,7 +65,8 @@ def retarget(root: CPUDispatcher, swap: dict, inline: str | None = "never",
              tag: str | None = None) -> CPUDispatcher:
     """``root`` compiled with each call of a key of ``swap`` made to its value instead (both
     compiled functions; the values are retargeted too), its copies compiled as ``inline`` says
-    (module docstring) and cached under ``tag`` if one is given."""
+    (module docstring), without wrappers but for ``root``'s, and cached under ``tag`` if one is
+    given."""
     if inline not in INLINE:
         raise ValueError(f"inline must be one of {INLINE}, got {inline!r}")
     copies: dict = {}
@@ -84,6 +90,8 @@ def retarget(root: CPUDispatcher, swap: dict, inline: str | None = "never",
                    if k not in ("cache", "nopython")}
         if inline is not None:
             options["inline"] = inline
+        if fn is not root:
+            options.update(no_cpython_wrapper=True, no_cfunc_wrapper=True)
         clone = types.FunctionType(py.__code__, {**py.__globals__, **changed}, py.__name__,
                                    py.__defaults__, py.__closure__)
         clone.__qualname__ = py.__qualname__ if tag is None else f"{py.__qualname__}__{tag}"
