@@ -19,7 +19,9 @@ Every copy but the root is called from compiled code alone, so it is compiled wi
 wrappers that let Python and C call it (as Numba compiles its own ``@overload``s): a wrapper
 unpacks the whole state and the components, argument by argument, and took longer to compile
 than the small functions on the way (a ``decide_*_nb``): the simulator's kernel of ``random``
-in 0.80x the time (``benchmarks/sim_compile.py random --wrappers``, side by side).
+in 0.81x the time (``benchmarks/sim_compile.py random --wrappers``, side by side). Called from
+Python, such a copy would crash the process (Numba has nothing to unpack Python's arguments
+with): only ``retarget``'s caller holds one, the root.
 
 ``tag`` names a compiled version (the line-up's source hashes): copies then get it in their
 qualified names and are cached on disk like the originals (Numba keys its cache by file and
