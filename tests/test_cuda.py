@@ -176,6 +176,22 @@ def test_either_memory_gives_the_cpus_games_log_and_record(memory, players, monk
     assert cpu.record.any() and cpu.n_events.min() > 0
 
 
+def test_each_copy_of_the_rules_compiles_once(played):
+    """Every copy on the way to the switch has one compiled version in the cache, whatever the
+    player count or memory played (tests above): a seat typed as a literal -1 on one path
+    (next_builder_nb's "no seat", before it was np.int64) compiled four of them twice over, a
+    sixth of the simulator's compile. Read from the cache's files, so it holds on a warm cache
+    as on CI's cold one."""
+    from samsim.kernel import cuda
+
+    key = cuda._switch(*gpu.decisions(rotation(3, COMPILED))[:2])
+    found = {}
+    for path in cuda.CACHE_DIR.rglob(f"*__{key}-*.nbc"):
+        found.setdefault(path.name.split("-")[0], []).append(path.name)
+    assert len(found) >= 10, sorted(found)  # the game, its rounds, phases, decide_* and the switch
+    assert {name: files for name, files in found.items() if len(files) > 1} == {}
+
+
 @pytest.mark.parametrize("memory, players, games", PLAIN)
 def test_every_library_game_is_the_cpus(plain, memory, players, games):
     """The whole library on the GPU path, as plain Python: every field, event and record of

@@ -34,7 +34,8 @@ def next_builder_nb(comp, st, g, done):
     Seats that played Staff holiday are never offered; returns -1 when no seat is left."""
     n = st.money.shape[1]
     t = st.tiebreak[g]
-    best, best_key = -1, -1
+    best, best_key = NO, -1  # NO, typed: the seat goes on to out-of-line calls (a literal -1
+    # compiled the GPU's copies of decide_build_nb and the switch once more, for a seat of -1)
     for p in range(n):
         card = st.played[g, p]
         if (done >> p) & 1 or card == comp.holiday_card:

@@ -17,7 +17,7 @@ from samsim.kernel.decisions import (
     N_TAKE,
     TAKE,
 )
-from samsim.kernel.events import HOST, log_nb
+from samsim.kernel.events import HOST, NO, log_nb
 from samsim.kernel.jit import rule
 from samsim.kernel.rules.common import fail_nb, price_tie_rank_nb
 from samsim.kernel.rules.hotel import empty_room_nb, place_chip_nb
@@ -30,7 +30,7 @@ def next_host_nb(comp, st, g, done):
     tie-breaker card (or as the data's price_ties says). Staff holiday seats are skipped; returns -1 when no seat is left."""
     n = st.money.shape[1]
     t = st.tiebreak[g]
-    best, best_key = -1, 1 << 30
+    best, best_key = NO, 1 << 30  # NO, typed: see next_builder_nb
     for p in range(n):
         card = st.played[g, p]
         if (done >> p) & 1 or card == comp.holiday_card:
