@@ -179,8 +179,8 @@ def test_either_memory_gives_the_cpus_games_log_and_record(memory, players, monk
 def test_each_copy_of_the_rules_compiles_once(played):
     """Every copy on the way to the switch has one compiled version in the cache, whatever the
     player count or memory played (tests above): a seat typed as a literal -1 on one path
-    (next_builder_nb's "no seat", before it was np.int64) compiled four of them twice over, a
-    sixth of the simulator's compile. Read from the cache's files, so it holds on a warm cache
+    (next_builder_nb's "no seat", before it was np.int64) compiled four of them twice over, an
+    eighth of the simulator's compile. Read from the cache's files, so it holds on a warm cache
     as on CI's cold one."""
     from samsim.kernel import cuda
 

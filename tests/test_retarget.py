@@ -46,7 +46,8 @@ def test_only_the_way_to_the_site_is_copied_and_only_the_root_has_wrappers():
     assert way is not middle and way.py_func.__globals__["leaf"] is not other_leaf
     assert way.py_func.__globals__["aside"] is aside  # off the way: shared as it is
     assert way.targetoptions["inline"] == "never"
-    assert way.targetoptions["no_cpython_wrapper"] and "no_cpython_wrapper" not in copy.targetoptions
+    assert way.targetoptions["no_cpython_wrapper"]
+    assert "no_cpython_wrapper" not in copy.targetoptions
 
 
 def test_the_inline_options_are_checked():
